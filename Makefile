@@ -1,0 +1,97 @@
+# strata: how old is our code?
+#
+#   make          build ./strata
+#   make deps     install the Debian packages that are missing
+#   make test     deps, build, run every test (SAN=1: under ASan/UBSan)
+#   make demo     deps, build, publish a report of a sample repository
+#   make bench    REPO=... REV=... [JOBS=N]: strata against per-file git blame
+#   make install  PREFIX=/usr/local DESTDIR=
+
+VERSION  = 0.1.0
+PREFIX  ?= /usr/local
+BINDIR   = $(PREFIX)/bin
+DATADIR  = $(PREFIX)/share/strata
+
+PKGS     = libgit2 cairo pangocairo libctemplate
+DEB_PKGS = libgit2-dev libcairo2-dev libpango1.0-dev libctemplate-dev \
+	   fonts-dejavu-core pkg-config git g++ make
+
+ifeq ($(SAN),1)
+BUILD    = build/san
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
+	   -fno-sanitize-recover=undefined
+OPT      = -O1
+else
+BUILD    = build/rel
+SANFLAGS =
+OPT      = -O2
+endif
+
+CC      ?= cc
+CXX     ?= c++
+WARN     = -Wall -Wextra -Werror
+CPPFLAGS = -Iinclude -D_GNU_SOURCE -DSTRATA_VERSION='"$(VERSION)"' \
+	   -DSTRATA_DATADIR='"$(DATADIR)"'
+CFLAGS   = -std=c11 $(WARN) $(OPT) -g -pthread $(SANFLAGS)
+CXXFLAGS = -std=c++17 $(WARN) $(OPT) -g -pthread $(SANFLAGS)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+C_SRC   = $(sort $(wildcard src/*.c))
+CXX_SRC = $(sort $(wildcard src/*.cc))
+OBJ     = $(C_SRC:src/%.c=$(BUILD)/%.o) $(CXX_SRC:src/%.cc=$(BUILD)/%.o)
+
+.PHONY: all deps test check demo bench install clean FORCE
+
+all: strata
+
+strata: $(BUILD)/strata
+	cp $< $@
+
+$(BUILD)/strata: $(OBJ)
+	$(CXX) $(CXXFLAGS) -o $@ $(OBJ) $(PKG_LIBS) -lm
+
+$(BUILD)/%.o: src/%.c $(wildcard include/strata/*.h) | $(BUILD)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/%.o: src/%.cc $(wildcard include/strata/*.h) | $(BUILD)
+	$(CXX) $(CPPFLAGS) $(PKG_CFLAGS) $(CXXFLAGS) -c -o $@ $<
+
+$(BUILD):
+	mkdir -p $@
+
+# Install what is missing, and only that (needs root or sudo).
+deps:
+	@missing=; for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | \
+			grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
+			$$missing >/dev/null || exit 1; \
+	fi
+
+test: deps
+	$(MAKE) --no-print-directory strata
+	@STRATA=$(CURDIR)/strata tests/run
+
+demo: deps
+	$(MAKE) --no-print-directory strata
+	@tests/demo-repo.sh build/demo-repo >/dev/null
+	./strata report build/demo-repo --out output --force --quiet
+	@echo "report: $(CURDIR)/output/index.html"
+
+bench: deps
+	$(MAKE) --no-print-directory strata
+	@tests/bench.sh "$(REPO)" "$(REV)" "$(JOBS)"
+
+install: strata
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates
+	install -m 755 strata $(DESTDIR)$(BINDIR)/strata
+	install -m 644 templates/* $(DESTDIR)$(DATADIR)/templates/
+
+clean:
+	rm -rf build strata

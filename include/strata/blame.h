@@ -1,0 +1,69 @@
+/*
+ * blame: the commit behind every line of every text file at a revision,
+ * exactly as git 2.39's `git blame` attributes it.
+ *
+ * One forward pass over the history: each commit's blame is derived from
+ * its parents' blames by git's rules (same path, then renames; a parent
+ * with the identical blob takes everything; otherwise each parent in order
+ * takes the lines its diff leaves unchanged). States are shared between
+ * commits and freed when the last child has used them.
+ */
+#ifndef STRATA_BLAME_H
+#define STRATA_BLAME_H
+
+#include <git2.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strata/history.h"
+#include "strata/repository.h"
+
+struct blame_options {
+	int ignore_whitespace;          /* -w */
+	const git_oid *ignore;          /* --ignore-rev(s): sorted, unique */
+	size_t nignore;
+	unsigned jobs;                  /* worker threads for diffs; 0 = 1 */
+	/* Keep only these paths (exact file paths); NULL = every text file. */
+	int (*want_path)(const char *path, void *payload);
+	void *want_payload;
+	/*
+	 * Progress, called from the calling thread: `stage` is "history"
+	 * (commits walked out of h->n) or "diff" (file versions diffed).
+	 */
+	void (*progress)(const char *stage, size_t done, size_t total,
+			 void *payload);
+	void *progress_payload;
+};
+
+struct blame_file {
+	char *path;           /* full path in the tree at the tip (owned) */
+	uint32_t nlines;
+	uint32_t *lines;      /* history index of the commit of each line */
+};
+
+struct blame_result {
+	struct blame_file *files; /* text files at the tip, sorted bytewise */
+	size_t nfiles;
+	uint64_t nlines;
+	/* statistics for the report */
+	uint64_t ndiffs;          /* blob pairs diffed */
+	uint64_t nrenames;        /* renames followed */
+};
+
+/*
+ * Blame every text file of the tip commit of `h` (the last commit). The
+ * history decides --first-parent (load it that way). *out is the
+ * caller's, freed with blame_result_free().
+ */
+int blame_tree(struct blame_result **out, struct repository *repo,
+	       const struct history *h, const struct blame_options *opts);
+
+void blame_result_free(struct blame_result *r);
+
+/*
+ * 1 if a blob counts as a text file: non-empty and no NUL byte in its
+ * first 8000 bytes (the mode is checked by the caller).
+ */
+int blame_is_text(const void *data, size_t len);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * history: the commit graph reachable from one revision, in an order where
+ * every commit comes after its parents.
+ */
+#ifndef STRATA_HISTORY_H
+#define STRATA_HISTORY_H
+
+#include <git2.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strata/repository.h"
+
+struct history_commit {
+	git_oid oid;
+	git_oid tree;
+	int64_t time;         /* committer time, seconds since the epoch */
+	uint32_t parents;     /* index of the first parent in history.parents */
+	uint32_t nparents;    /* 0 for roots and shallow boundaries */
+	uint32_t nchildren;   /* commits in this history that list it as parent */
+	unsigned boundary:1;  /* a shallow commit whose parents are missing */
+};
+
+struct history {
+	struct history_commit *commits; /* parents before children; tip last */
+	size_t n;
+	uint32_t *parents;    /* parent indices, in each commit's parent order */
+	size_t nparents;
+	int first_parent;     /* loaded with only first parents */
+	size_t nboundary;     /* commits cut off by a shallow clone */
+	/* private: OID lookup */
+	uint32_t *slots;
+	size_t nslots;
+};
+
+/*
+ * Load every commit reachable from `tip` (only first parents when
+ * `first_parent`). Commits listed in the repository's shallow file act as
+ * roots. *out is the caller's, freed with history_free().
+ */
+int history_load(struct history **out, struct repository *repo,
+		 const git_oid *tip, int first_parent);
+
+void history_free(struct history *h);
+
+/* Index of `oid` in h->commits, or -1 if it is not in this history. */
+int64_t history_find(const struct history *h, const git_oid *oid);
+
+/* The parent indices of commit i (borrowed). */
+static inline const uint32_t *history_parents(const struct history *h,
+					      size_t i)
+{
+	return h->parents + h->commits[i].parents;
+}
+
+#endif

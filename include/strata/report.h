@@ -1,0 +1,56 @@
+/*
+ * report: publishing a report directory (data/, img/, the pages).
+ *
+ * Everything is written into a temporary directory beside DIR, then
+ * swapped in, so an interrupted run leaves the previous report whole.
+ */
+#ifndef STRATA_REPORT_H
+#define STRATA_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strata/tally.h"
+
+/* What was measured and how: shown on the pages and in report.json. */
+struct report_info {
+	const char *repo_name;     /* display name of the repository */
+	const char *rev;           /* REV as given */
+	char commit[41];           /* its commit */
+	int64_t commit_time;
+	const char *version;       /* strata version */
+	const char *tags_ere, *group_ere;
+	int first_parent, ignore_whitespace;
+	const char *const *ignore_revs;  /* hex, as resolved */
+	size_t nignore_revs;
+	const char *const *include, *const *exclude;
+	size_t ninclude, nexclude;
+	unsigned depth, jobs;
+	int shallow;               /* some history was cut off */
+	size_t nboundary;
+	size_t ncommits;           /* commits in the history walked */
+	uint64_t ndiffs;
+	int64_t generated;         /* SOURCE_DATE_EPOCH or the commit time */
+	double seconds_history, seconds_blame, seconds_total;
+};
+
+struct chart_options {
+	unsigned width, height;    /* CSS pixels */
+	int dark;                  /* --theme dark */
+};
+
+struct report_options {
+	const char *out_dir;
+	const char *templates_dir; /* NULL: the installed or in-tree ones */
+	int force;                 /* write into a non-empty foreign DIR */
+	struct chart_options chart;
+};
+
+/*
+ * Publish the report of `t` into opts->out_dir. Refuses a non-empty
+ * directory that strata did not create unless opts->force.
+ */
+int report_publish(const struct tally *t, const struct report_info *info,
+		   const struct report_options *opts);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * repository: an open git repository and the facts about it that the
+ * pipeline needs (shallow boundary, display name).
+ */
+#ifndef STRATA_REPOSITORY_H
+#define STRATA_REPOSITORY_H
+
+#include <git2.h>
+#include <stddef.h>
+
+struct repository {
+	git_repository *git;
+	char *path;      /* as given by the user (owned) */
+	char *name;      /* a display name: the work tree's or bare dir's basename */
+	git_oid *shallow; /* commits that act as roots (.git/shallow), sorted */
+	size_t nshallow;
+};
+
+/*
+ * Open the repository at `path` (a work tree, a .git dir or a bare
+ * repository; no discovery upwards). *out is the caller's, freed with
+ * repository_free().
+ */
+int repository_open(struct repository **out, const char *path);
+
+void repository_free(struct repository *repo);
+
+/*
+ * Resolve `rev` (anything git_revparse_single takes) to a commit.
+ * Errors: "unknown revision 'x'", "'x' is not a commit",
+ * "your current branch 'main' does not have any commits yet".
+ */
+int repository_resolve_commit(git_oid *out, struct repository *repo,
+			      const char *rev);
+
+/* 1 if `oid` is listed in .git/shallow. */
+int repository_is_shallow_commit(const struct repository *repo,
+				 const git_oid *oid);
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * tally: lines per release for the whole tree, every directory and every
+ * file, the files untouched since the first release, and commits per
+ * release cycle. Everything a report shows is read from here.
+ */
+#ifndef STRATA_TALLY_H
+#define STRATA_TALLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strata/blame.h"
+#include "strata/releases.h"
+
+struct tally_release {
+	const char *name;        /* borrowed from struct releases */
+	const struct release *release;
+	uint64_t lines;          /* lines at the tip written in this release */
+	double share;            /* percent of all lines */
+	unsigned unreleased:1;
+};
+
+struct tally_file {
+	char *path;              /* owned */
+	uint64_t lines;
+	uint64_t *by_release;    /* nreleases counts (owned) */
+	size_t dir;              /* index of its deepest tallied directory */
+	unsigned untouched:1;    /* every line from the first release */
+};
+
+/*
+ * A directory. Level 1 are the "subsystems": the top-level directories,
+ * plus "." for the files in the root. Deeper levels go down to --depth.
+ * dirs[0] is the whole tree (path "", level 0).
+ */
+struct tally_dir {
+	char *path;              /* "" root, "." root files, "a/b" (owned) */
+	unsigned level;
+	size_t parent;           /* index; dirs[0] has itself as parent */
+	uint64_t lines;
+	uint64_t *by_release;    /* nreleases counts (owned) */
+	size_t nfiles;           /* text files below it */
+	size_t nuntouched;       /* untouched files below it */
+	double first_share;      /* percent of its lines from the 1st release */
+};
+
+struct tally {
+	struct tally_release *releases; /* release order; unreleased last */
+	size_t nreleases;
+	uint64_t total_lines;
+	struct tally_file *files;       /* sorted by path bytewise */
+	size_t nfiles;
+	struct tally_dir *dirs;         /* [0] root, then sorted by path */
+	size_t ndirs;
+	size_t nuntouched;
+	uint64_t untouched_lines;
+	unsigned depth;                 /* directory levels tallied (>= 1) */
+};
+
+/* Keep a file in the tally? (--include/--exclude); NULL keeps all. */
+typedef int (*tally_filter_fn)(const char *path, void *payload);
+
+/*
+ * Build the tally from a blame and a release map. `depth` >= 1.
+ * *out is the caller's, freed with tally_free().
+ */
+int tally_build(struct tally **out, const struct blame_result *blame,
+		const struct releases *rel, unsigned depth,
+		tally_filter_fn keep, void *keep_payload);
+
+void tally_free(struct tally *t);
+
+/*
+ * A file-name-safe, case-insensitively collision-free name for a directory
+ * path: [a-z0-9.-] stay, every other byte becomes "_" and two lowercase hex
+ * digits ("Net/x" -> "_4eet_2fx"); "" is "all", "." is "_2e". Pages and
+ * charts of a directory are named after it. *out is malloc'd.
+ */
+int tally_slug(char **out, const char *path);
+
+/* Index of the subsystem (level-1 directory) of dirs[i], or 0 for root. */
+size_t tally_subsystem_of(const struct tally *t, size_t dir);
+
+#endif

@@ -1,0 +1,1271 @@
+#include "strata/blame.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "strata/diff.h"
+#include "strata/error.h"
+#include "strata/ignore.h"
+#include "strata/rename.h"
+
+/*
+ * The engine works in three stages.
+ *
+ * 1. A forward walk over the history (parents first) keeps, for every
+ *    commit still needed by a child, a mirror of its tree in which every
+ *    regular file points at a "version": the (commit, path) origin of
+ *    git's blame. A file whose blob equals its first parent's shares the
+ *    parent's version, so does a whole unchanged subtree. A changed file
+ *    gets a new version whose origins are found by git's rules (same path
+ *    in each parent, then renames), or shares the version of the first
+ *    parent with the identical blob.
+ * 2. The versions that the tip's text files depend on are diffed against
+ *    their origins, in parallel: each is a pure function of two blobs.
+ * 3. The versions are evaluated in creation order (origins first): each
+ *    line takes its origin's commit, or the version's own commit.
+ *
+ * Only file versions reachable from the tip are ever diffed, and a line
+ * array lives only until the last version that copies from it is done.
+ */
+
+struct version;
+
+struct origin {
+	struct version *src;
+	struct diff_hunk *hunks;
+	uint32_t nhunks;
+	int32_t *guess;           /* ignored commits: per target line, or NULL */
+};
+
+struct version {
+	uint32_t refs;
+	uint32_t commit;          /* history index */
+	uint32_t seq;             /* creation order */
+	uint32_t nlines;
+	uint32_t pending;         /* stage 3: dependents not yet evaluated */
+	uint16_t norigins;
+	unsigned needed:1, ignored:1, output:1;
+	git_oid oid;              /* blob */
+	struct origin *origins;
+	uint32_t *lines;
+};
+
+/* A tree entry of the mirror. */
+struct entry {
+	const char *name;
+	uint32_t namelen;
+	uint32_t mode;
+	git_oid oid;
+	void *ptr;                /* struct node (tree), struct version (file) */
+};
+
+struct node {
+	uint32_t refs;
+	uint32_t n;
+	git_oid oid;
+	struct entry *e;
+	char *names;
+};
+
+enum kind { K_TREE, K_FILE, K_LINK, K_GITLINK };
+
+static enum kind kind_of(uint32_t mode)
+{
+	switch (mode & 0170000) {
+	case 0040000: return K_TREE;
+	case 0120000: return K_LINK;
+	case 0160000: return K_GITLINK;
+	default: return K_FILE;
+	}
+}
+
+/* git's tree order: a tree's name compares as if followed by '/'. */
+static int name_cmp(const char *a, size_t alen, int atree,
+		    const char *b, size_t blen, int btree)
+{
+	size_t m = alen < blen ? alen : blen;
+	int c = memcmp(a, b, m);
+	unsigned ca, cb;
+
+	if (c)
+		return c;
+	ca = alen > m ? (unsigned char)a[m] : (atree ? '/' : 0);
+	cb = blen > m ? (unsigned char)b[m] : (btree ? '/' : 0);
+	return (int)ca - (int)cb;
+}
+
+struct engine {
+	struct repository *repo;
+	const struct history *h;
+	const struct blame_options *opts;
+	struct rename_detector *rd;
+	struct node **roots;      /* per commit, while a child needs it */
+	uint32_t *children_left;
+	uint32_t seq;
+	uint64_t nrenames;
+	/* scratch */
+	char *path;
+	size_t path_alloc;
+	/* versions to finish in stage 1 */
+	struct pending *pend;
+	size_t npend, pend_alloc;
+};
+
+struct pending {
+	struct node *node;
+	uint32_t index;
+	char *path;
+};
+
+static void version_decref(struct version *v);
+static void node_decref(struct node *n);
+
+static struct version *version_new(struct engine *E, uint32_t commit,
+				   const git_oid *oid)
+{
+	struct version *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->refs = 1;
+	v->commit = commit;
+	v->seq = E->seq++;
+	git_oid_cpy(&v->oid, oid);
+	return v;
+}
+
+static void version_free_one(struct version *v, struct version ***stack,
+			     size_t *sp, size_t *salloc)
+{
+	uint16_t i;
+
+	for (i = 0; i < v->norigins; i++) {
+		struct version *s = v->origins[i].src;
+
+		free(v->origins[i].hunks);
+		free(v->origins[i].guess);
+		if (s && --s->refs == 0) {
+			if (*sp == *salloc) {
+				size_t na = *salloc ? *salloc * 2 : 64;
+				struct version **p = realloc(*stack,
+							     na * sizeof(*p));
+
+				if (!p)
+					continue; /* leak rather than crash */
+				*stack = p;
+				*salloc = na;
+			}
+			(*stack)[(*sp)++] = s;
+		}
+	}
+	free(v->origins);
+	free(v->lines);
+	free(v);
+}
+
+/* Iterative: a file's chain of versions can be as long as its history. */
+static void version_decref(struct version *v)
+{
+	struct version **stack = NULL;
+	size_t sp = 0, salloc = 0;
+
+	if (!v || --v->refs)
+		return;
+	version_free_one(v, &stack, &sp, &salloc);
+	while (sp)
+		version_free_one(stack[--sp], &stack, &sp, &salloc);
+	free(stack);
+}
+
+static void node_decref(struct node *n)
+{
+	uint32_t i;
+
+	if (!n || --n->refs)
+		return;
+	for (i = 0; i < n->n; i++) {
+		struct entry *e = &n->e[i];
+
+		if (!e->ptr)
+			continue;
+		if (kind_of(e->mode) == K_TREE)
+			node_decref(e->ptr);
+		else
+			version_decref(e->ptr);
+	}
+	free(n->e);
+	free(n->names);
+	free(n);
+}
+
+static const struct entry *node_find(const struct node *n, const char *name,
+				     size_t len, int tree)
+{
+	size_t lo = 0, hi = n ? n->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct entry *e = &n->e[mid];
+		int etree = kind_of(e->mode) == K_TREE;
+		int c = name_cmp(e->name, e->namelen, etree, name, len, tree);
+
+		if (!c)
+			return e;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The non-tree entry at `path` under `root`, or NULL. */
+static const struct entry *lookup_path(const struct node *root,
+				       const char *path)
+{
+	const struct node *n = root;
+
+	for (;;) {
+		const char *slash = strchr(path, '/');
+		const struct entry *e;
+
+		if (!slash)
+			return node_find(n, path, strlen(path), 0);
+		e = node_find(n, path, (size_t)(slash - path), 1);
+		if (!e)
+			return NULL;
+		n = e->ptr;
+		path = slash + 1;
+	}
+}
+
+static int path_push(struct engine *E, size_t base, const char *name,
+		     size_t len)
+{
+	size_t need = base + len + 2;
+
+	if (need > E->path_alloc) {
+		size_t na = E->path_alloc ? E->path_alloc : 256;
+		char *p;
+
+		while (na < need)
+			na *= 2;
+		p = realloc(E->path, na);
+		if (!p)
+			return error_oom();
+		E->path = p;
+		E->path_alloc = na;
+	}
+	memcpy(E->path + base, name, len);
+	E->path[base + len] = '\0';
+	return 0;
+}
+
+static int add_pending(struct engine *E, struct node *node, uint32_t index)
+{
+	struct pending *p;
+
+	if (E->npend == E->pend_alloc) {
+		size_t na = E->pend_alloc ? E->pend_alloc * 2 : 64;
+		void *q = realloc(E->pend, na * sizeof(*E->pend));
+
+		if (!q)
+			return error_oom();
+		E->pend = q;
+		E->pend_alloc = na;
+	}
+	p = &E->pend[E->npend];
+	p->node = node;
+	p->index = index;
+	p->path = strdup(E->path);
+	if (!p->path)
+		return error_oom();
+	E->npend++;
+	return 0;
+}
+
+/*
+ * Mirror tree `oid` (at E->path[0..base)) for the commit being walked,
+ * sharing what is unchanged from `old`, the first parent's mirror of the
+ * same directory. Changed regular files are left NULL and queued.
+ */
+static int build_node(struct node **out, struct engine *E,
+		      const struct node *old, const git_oid *oid, size_t base)
+{
+	git_tree *tree = NULL;
+	struct node *n = NULL;
+	size_t i, count, namebytes = 0, oi = 0;
+	char *np;
+	int rc = 0;
+
+	*out = NULL;
+	if (old && git_oid_equal(&old->oid, oid)) {
+		((struct node *)old)->refs++;
+		*out = (struct node *)old;
+		return 0;
+	}
+	if (git_tree_lookup(&tree, E->repo->git, oid) < 0) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), oid);
+		return error_git("unable to read tree '%s'", hex);
+	}
+	count = git_tree_entrycount(tree);
+	for (i = 0; i < count; i++)
+		namebytes += strlen(git_tree_entry_name(
+				git_tree_entry_byindex(tree, i))) + 1;
+	n = calloc(1, sizeof(*n));
+	if (!n || !(n->e = calloc(count ? count : 1, sizeof(*n->e))) ||
+	    !(n->names = malloc(namebytes ? namebytes : 1))) {
+		rc = error_oom();
+		goto done;
+	}
+	n->refs = 1;
+	n->n = (uint32_t)count;
+	git_oid_cpy(&n->oid, oid);
+	np = n->names;
+	for (i = 0; i < count; i++) {
+		const git_tree_entry *te = git_tree_entry_byindex(tree, i);
+		struct entry *e = &n->e[i];
+		const struct entry *oe = NULL;
+		size_t len = strlen(git_tree_entry_name(te));
+		enum kind k;
+
+		memcpy(np, git_tree_entry_name(te), len + 1);
+		e->name = np;
+		e->namelen = (uint32_t)len;
+		np += len + 1;
+		e->mode = (uint32_t)git_tree_entry_filemode_raw(te);
+		git_oid_cpy(&e->oid, git_tree_entry_id(te));
+		k = kind_of(e->mode);
+		/* Both lists are in tree order: advance the old one alongside. */
+		while (old && oi < old->n) {
+			const struct entry *o = &old->e[oi];
+			int c = name_cmp(o->name, o->namelen,
+					 kind_of(o->mode) == K_TREE, e->name,
+					 len, k == K_TREE);
+
+			if (c > 0)
+				break;
+			oi++;
+			if (c == 0) {
+				oe = o;
+				break;
+			}
+		}
+		if (k == K_TREE) {
+			if ((rc = path_push(E, base, e->name, len)) < 0)
+				goto done;
+			E->path[base + len] = '/';
+			rc = build_node((struct node **)&e->ptr, E,
+					oe ? oe->ptr : NULL, &e->oid,
+					base + len + 1);
+			if (rc < 0)
+				goto done;
+		} else if (k == K_FILE) {
+			if (oe && kind_of(oe->mode) == K_FILE &&
+			    git_oid_equal(&oe->oid, &e->oid)) {
+				struct version *v = oe->ptr;
+
+				v->refs++;
+				e->ptr = v;
+			} else {
+				if ((rc = path_push(E, base, e->name, len)) < 0 ||
+				    (rc = add_pending(E, n, (uint32_t)i)) < 0)
+					goto done;
+			}
+		}
+	}
+	*out = n;
+	n = NULL;
+done:
+	if (n) {
+		/* Entries not yet filled are NULL and skipped. */
+		node_decref(n);
+	}
+	git_tree_free(tree);
+	return rc;
+}
+
+/* Files deleted between a parent's mirror and the commit's, in order. */
+struct deleted {
+	struct rename_source *src;
+	struct version **ver;
+	char **paths;
+	size_t n, alloc;
+	int ready;
+};
+
+static void deleted_release(struct deleted *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		free(d->paths[i]);
+	free(d->src);
+	free(d->ver);
+	free(d->paths);
+	memset(d, 0, sizeof(*d));
+}
+
+static int deleted_add(struct deleted *d, const char *path,
+		       const struct entry *e)
+{
+	if (d->n == d->alloc) {
+		size_t na = d->alloc ? d->alloc * 2 : 32;
+		void *a = realloc(d->src, na * sizeof(*d->src));
+		void *b, *c;
+
+		if (!a)
+			return error_oom();
+		d->src = a;
+		b = realloc(d->ver, na * sizeof(*d->ver));
+		if (!b)
+			return error_oom();
+		d->ver = b;
+		c = realloc(d->paths, na * sizeof(*d->paths));
+		if (!c)
+			return error_oom();
+		d->paths = c;
+		d->alloc = na;
+	}
+	d->paths[d->n] = strdup(path);
+	if (!d->paths[d->n])
+		return error_oom();
+	d->src[d->n].path = d->paths[d->n];
+	d->src[d->n].mode = e->mode;
+	git_oid_cpy(&d->src[d->n].oid, &e->oid);
+	d->ver[d->n] = kind_of(e->mode) == K_FILE ? e->ptr : NULL;
+	d->n++;
+	return 0;
+}
+
+static int collect_all(struct engine *E, struct deleted *d,
+		       const struct node *n, size_t base)
+{
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < n->n; i++) {
+		const struct entry *e = &n->e[i];
+
+		if ((rc = path_push(E, base, e->name, e->namelen)) < 0)
+			return rc;
+		if (kind_of(e->mode) == K_TREE) {
+			E->path[base + e->namelen] = '/';
+			rc = collect_all(E, d, e->ptr, base + e->namelen + 1);
+		} else {
+			rc = deleted_add(d, E->path, e);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* git's diff-tree: what `old` has that `new` lacks, depth first. */
+static int collect_deleted(struct engine *E, struct deleted *d,
+			   const struct node *old, const struct node *new,
+			   size_t base)
+{
+	uint32_t i = 0, j = 0;
+	int rc;
+
+	if (old == new || (new && git_oid_equal(&old->oid, &new->oid)))
+		return 0;
+	while (i < old->n) {
+		const struct entry *o = &old->e[i];
+		int otree = kind_of(o->mode) == K_TREE, c = -1;
+
+		while (new && j < new->n) {
+			const struct entry *e = &new->e[j];
+
+			c = name_cmp(o->name, o->namelen, otree, e->name,
+				     e->namelen, kind_of(e->mode) == K_TREE);
+			if (c <= 0)
+				break;
+			j++;
+			c = -1;
+		}
+		if (!new || j >= new->n)
+			c = -1;
+		if ((rc = path_push(E, base, o->name, o->namelen)) < 0)
+			return rc;
+		if (c == 0) {
+			if (otree) {
+				E->path[base + o->namelen] = '/';
+				rc = collect_deleted(E, d, o->ptr, new->e[j].ptr,
+						     base + o->namelen + 1);
+				if (rc < 0)
+					return rc;
+			}
+		} else if (otree) {
+			E->path[base + o->namelen] = '/';
+			rc = collect_all(E, d, o->ptr, base + o->namelen + 1);
+			if (rc < 0)
+				return rc;
+		} else if ((rc = deleted_add(d, E->path, o)) < 0) {
+			return rc;
+		}
+		i++;
+	}
+	return 0;
+}
+
+static int is_ignored(const struct blame_options *o, const git_oid *oid)
+{
+	size_t lo = 0, hi = o->nignore;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = git_oid_cmp(&o->ignore[mid], oid);
+
+		if (!c)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/*
+ * Find the version for a changed file of commit c by git's rules, and
+ * store it in the entry.
+ */
+static int resolve(struct engine *E, uint32_t c, struct pending *p,
+		   struct deleted *del)
+{
+	const struct history_commit *hc = &E->h->commits[c];
+	const uint32_t *par = history_parents(E->h, c);
+	struct entry *e = &p->node->e[p->index];
+	struct version *sg[64], **sgp = sg, *share = NULL, *v = NULL;
+	unsigned char present[64], *tc = present;
+	uint32_t i, np = hc->nparents, k;
+	int rc = 0;
+
+	if (np > 64) {
+		sgp = calloc(np, sizeof(*sgp));
+		tc = calloc(np, 1);
+		if (!sgp || !tc) {
+			rc = error_oom();
+			goto done;
+		}
+	}
+	memset(sgp, 0, np * sizeof(*sgp));
+	memset(tc, 0, np);
+	/* Pass 0: the same path in each parent. */
+	for (i = 0; i < np && !share; i++) {
+		const struct entry *pe = lookup_path(E->roots[par[i]], p->path);
+
+		if (!pe)
+			continue;
+		/*
+		 * Present in any form, the path is no rename target in this
+		 * parent: a type change gives no origin at all.
+		 */
+		tc[i] = 1;
+		if (kind_of(pe->mode) != K_FILE)
+			continue;
+		if (git_oid_equal(&pe->oid, &e->oid)) {
+			share = pe->ptr;
+			break;
+		}
+		for (k = 0; k < i; k++)
+			if (sgp[k] && git_oid_equal(&sgp[k]->oid, &pe->oid))
+				break;
+		if (k == i)
+			sgp[i] = pe->ptr;
+	}
+	/* Pass 1: renames, for parents that have nothing at the path. */
+	for (i = 0; i < np && !share; i++) {
+		int idx = -1;
+
+		if (sgp[i] || tc[i])
+			continue;
+		if (!del[i].ready) {
+			rc = collect_deleted(E, &del[i], E->roots[par[i]],
+					     E->roots[c], 0);
+			if (rc < 0)
+				goto done;
+			del[i].ready = 1;
+		}
+		if (!del[i].n)
+			continue;
+		rc = rename_find(&idx, E->rd, del[i].src, del[i].n, p->path,
+				 e->mode, &e->oid);
+		if (rc < 0)
+			goto done;
+		if (idx < 0 || !del[i].ver[idx])
+			continue;
+		E->nrenames++;
+		if (git_oid_equal(&del[i].src[idx].oid, &e->oid)) {
+			share = del[i].ver[idx];
+			break;
+		}
+		/* Like pass 0, git compares with the parents before it. */
+		for (k = 0; k < i; k++)
+			if (sgp[k] &&
+			    git_oid_equal(&sgp[k]->oid, &del[i].src[idx].oid))
+				break;
+		if (k == i)
+			sgp[i] = del[i].ver[idx];
+	}
+	if (share) {
+		share->refs++;
+		e->ptr = share;
+		goto done;
+	}
+	v = version_new(E, c, &e->oid);
+	if (!v) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < np; i++)
+		if (sgp[i])
+			v->norigins++;
+	if (v->norigins) {
+		v->origins = calloc(v->norigins, sizeof(*v->origins));
+		if (!v->origins) {
+			free(v);
+			rc = error_oom();
+			goto done;
+		}
+		for (i = 0, k = 0; i < np; i++) {
+			if (!sgp[i])
+				continue;
+			sgp[i]->refs++;
+			v->origins[k++].src = sgp[i];
+		}
+	}
+	v->ignored = E->opts->nignore && is_ignored(E->opts, &hc->oid);
+	e->ptr = v;
+done:
+	if (sgp != sg)
+		free(sgp);
+	if (tc != present)
+		free(tc);
+	return rc;
+}
+
+static int walk_commit(struct engine *E, uint32_t c)
+{
+	const struct history_commit *hc = &E->h->commits[c];
+	const uint32_t *par = history_parents(E->h, c);
+	struct deleted dstack[4], *del = dstack;
+	size_t i;
+	int rc;
+
+	E->npend = 0;
+	rc = build_node(&E->roots[c], E,
+			hc->nparents ? E->roots[par[0]] : NULL, &hc->tree, 0);
+	if (rc < 0)
+		goto done;
+	if (hc->nparents > 4) {
+		del = calloc(hc->nparents, sizeof(*del));
+		if (!del) {
+			rc = error_oom();
+			goto done;
+		}
+	} else {
+		memset(dstack, 0, sizeof(dstack));
+	}
+	for (i = 0; i < E->npend; i++) {
+		if ((rc = resolve(E, c, &E->pend[i], del)) < 0)
+			break;
+	}
+	for (i = 0; i < hc->nparents; i++)
+		deleted_release(&del[i]);
+	if (del != dstack)
+		free(del);
+done:
+	for (i = 0; i < E->npend; i++)
+		free(E->pend[i].path);
+	E->npend = 0;
+	/* A parent's mirror goes once its last child has been built. */
+	for (i = 0; i < hc->nparents; i++) {
+		uint32_t p = par[i];
+
+		if (--E->children_left[p] == 0) {
+			node_decref(E->roots[p]);
+			E->roots[p] = NULL;
+		}
+	}
+	return rc;
+}
+
+/* ---- stage 2: diffs, in parallel ---- */
+
+struct work {
+	struct engine *E;
+	struct version **list;
+	size_t n;
+	atomic_size_t next;
+	atomic_size_t done;
+	atomic_int failed;
+	unsigned flags;
+	pthread_mutex_t lock;
+	char err[512];
+};
+
+static int load_blob(git_blob **out, git_repository *git, const git_oid *oid)
+{
+	if (git_blob_lookup(out, git, oid) < 0) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), oid);
+		return error_git("unable to read blob '%s'", hex);
+	}
+	return 0;
+}
+
+static int apply_ignore(struct version *v, const char *t, size_t tlen,
+			const char **pbuf, const size_t *plen)
+{
+	unsigned char *want = NULL;
+	uint32_t k, x;
+	int rc = 0;
+
+	want = malloc(v->nlines ? v->nlines : 1);
+	if (!want)
+		return error_oom();
+	memset(want, 1, v->nlines);
+	/* What the normal passes leave with the commit. */
+	for (k = 0; k < v->norigins; k++) {
+		const struct origin *o = &v->origins[k];
+		uint32_t nprev = 0, h;
+
+		for (h = 0; h <= o->nhunks; h++) {
+			uint32_t end = h < o->nhunks ? o->hunks[h].new_start
+						     : v->nlines;
+
+			for (x = nprev; x < end && x < v->nlines; x++)
+				want[x] = 0;
+			if (h < o->nhunks)
+				nprev = o->hunks[h].new_start +
+					o->hunks[h].new_count;
+		}
+	}
+	for (k = 0; k < v->norigins; k++) {
+		struct origin *o = &v->origins[k];
+
+		o->guess = malloc((v->nlines ? v->nlines : 1) *
+				  sizeof(*o->guess));
+		if (!o->guess) {
+			rc = error_oom();
+			goto done;
+		}
+		rc = ignore_guess(o->guess, pbuf[k], plen[k], t, tlen,
+				  o->hunks, o->nhunks, want);
+		if (rc < 0)
+			goto done;
+		for (x = 0; x < v->nlines; x++) {
+			if (want[x] && o->guess[x] >= 0)
+				want[x] = 0;
+			else
+				o->guess[x] = -1;
+		}
+	}
+done:
+	free(want);
+	return rc;
+}
+
+static int diff_version(struct version *v, git_repository *git,
+			struct diff_result *dr, unsigned flags)
+{
+	git_blob *tb = NULL, *pb[8] = {0}, **pbs = pb;
+	const char *pbuf[8], **pbufs = pbuf;
+	size_t plen[8], *plens = plen;
+	const char *t;
+	size_t tlen;
+	uint16_t k;
+	int rc;
+
+	if ((rc = load_blob(&tb, git, &v->oid)) < 0)
+		return rc;
+	t = git_blob_rawcontent(tb);
+	tlen = (size_t)git_blob_rawsize(tb);
+	v->nlines = diff_count_lines(t, tlen);
+	if (v->norigins > 8) {
+		pbs = calloc(v->norigins, sizeof(*pbs));
+		pbufs = calloc(v->norigins, sizeof(*pbufs));
+		plens = calloc(v->norigins, sizeof(*plens));
+		if (!pbs || !pbufs || !plens) {
+			rc = error_oom();
+			goto done;
+		}
+	}
+	for (k = 0; k < v->norigins; k++) {
+		struct origin *o = &v->origins[k];
+
+		if ((rc = load_blob(&pbs[k], git, &o->src->oid)) < 0)
+			goto done;
+		pbufs[k] = git_blob_rawcontent(pbs[k]);
+		plens[k] = (size_t)git_blob_rawsize(pbs[k]);
+		rc = diff_buffers(dr, pbufs[k], plens[k], t, tlen, flags);
+		if (rc < 0)
+			goto done;
+		o->nhunks = (uint32_t)dr->n;
+		if (dr->n) {
+			o->hunks = malloc(dr->n * sizeof(*o->hunks));
+			if (!o->hunks) {
+				rc = error_oom();
+				goto done;
+			}
+			memcpy(o->hunks, dr->hunks, dr->n * sizeof(*o->hunks));
+		}
+	}
+	if (v->ignored && v->norigins)
+		rc = apply_ignore(v, t, tlen, pbufs, plens);
+done:
+	for (k = 0; k < v->norigins; k++)
+		git_blob_free(pbs[k]);
+	if (pbs != pb) {
+		free(pbs);
+		free(pbufs);
+		free(plens);
+	}
+	git_blob_free(tb);
+	return rc;
+}
+
+static void *worker(void *arg)
+{
+	struct work *W = arg;
+	git_repository *git = NULL;
+	struct diff_result dr = {0};
+
+	if (git_repository_open_ext(&git,
+			git_repository_path(W->E->repo->git),
+			GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		error_git("unable to open '%s'", W->E->repo->path);
+		goto fail;
+	}
+	for (;;) {
+		size_t i = atomic_fetch_add(&W->next, 1);
+
+		if (i >= W->n || atomic_load(&W->failed))
+			break;
+		if (diff_version(W->list[i], git, &dr, W->flags) < 0)
+			goto fail;
+		atomic_fetch_add(&W->done, 1);
+	}
+	goto out;
+fail:
+	pthread_mutex_lock(&W->lock);
+	if (!atomic_load(&W->failed))
+		snprintf(W->err, sizeof(W->err), "%s", error_last());
+	atomic_store(&W->failed, 1);
+	pthread_mutex_unlock(&W->lock);
+out:
+	diff_result_release(&dr);
+	git_repository_free(git);
+	return NULL;
+}
+
+static int diff_all(struct engine *E, struct version **list, size_t n)
+{
+	struct work W;
+	pthread_t th[64];
+	unsigned jobs = E->opts->jobs ? E->opts->jobs : 1, i, started = 0;
+	int rc = 0;
+
+	if (jobs > 64)
+		jobs = 64;
+	if (jobs > n)
+		jobs = n ? (unsigned)n : 1;
+	memset(&W, 0, sizeof(W));
+	W.E = E;
+	W.list = list;
+	W.n = n;
+	W.flags = E->opts->ignore_whitespace ? DIFF_IGNORE_WHITESPACE : 0;
+	atomic_init(&W.next, 0);
+	atomic_init(&W.done, 0);
+	atomic_init(&W.failed, 0);
+	pthread_mutex_init(&W.lock, NULL);
+	for (i = 0; i < jobs; i++) {
+		if (pthread_create(&th[i], NULL, worker, &W))
+			break;
+		started++;
+	}
+	if (!started) {
+		rc = error_set("unable to start a thread");
+		goto done;
+	}
+	while (E->opts->progress) {
+		size_t d = atomic_load(&W.done);
+
+		E->opts->progress("diff", d, n, E->opts->progress_payload);
+		if (d >= n || atomic_load(&W.failed))
+			break;
+		{
+			struct timespec ts = {0, 100 * 1000 * 1000};
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	if (atomic_load(&W.failed))
+		rc = error_set("%s", W.err);
+done:
+	pthread_mutex_destroy(&W.lock);
+	return rc;
+}
+
+/* ---- stage 3: evaluation ---- */
+
+static int evaluate(struct version *v, unsigned char *taken)
+{
+	uint16_t k;
+	uint32_t x;
+
+	v->lines = malloc((v->nlines ? v->nlines : 1) * sizeof(*v->lines));
+	if (!v->lines)
+		return error_oom();
+	memset(taken, 0, v->nlines);
+	for (k = 0; k < v->norigins; k++) {
+		const struct origin *o = &v->origins[k];
+		const uint32_t *src = o->src->lines;
+		uint32_t nprev = 0, oprev = 0, h;
+
+		for (h = 0; h <= o->nhunks; h++) {
+			uint32_t nend, oend;
+
+			if (h < o->nhunks) {
+				nend = o->hunks[h].new_start;
+				oend = o->hunks[h].old_start;
+			} else {
+				nend = v->nlines;
+				oend = o->src->nlines;
+			}
+			if (nend < nprev || oend < oprev ||
+			    nend - nprev != oend - oprev || nend > v->nlines ||
+			    oend > o->src->nlines)
+				return error_set("internal error: diff hunks "
+						 "do not fit the blobs");
+			for (x = nprev; x < nend; x++) {
+				if (!taken[x]) {
+					taken[x] = 1;
+					v->lines[x] = src[oprev + (x - nprev)];
+				}
+			}
+			if (h < o->nhunks) {
+				nprev = nend + o->hunks[h].new_count;
+				oprev = oend + o->hunks[h].old_count;
+			}
+		}
+	}
+	for (k = 0; k < v->norigins && v->ignored; k++) {
+		const struct origin *o = &v->origins[k];
+
+		for (x = 0; x < v->nlines; x++) {
+			if (taken[x] || !o->guess || o->guess[x] < 0)
+				continue;
+			if ((uint32_t)o->guess[x] >= o->src->nlines)
+				return error_set("internal error: guessed line "
+						 "out of range");
+			taken[x] = 1;
+			v->lines[x] = o->src->lines[o->guess[x]];
+		}
+	}
+	for (x = 0; x < v->nlines; x++)
+		if (!taken[x])
+			v->lines[x] = v->commit;
+	return 0;
+}
+
+static int seq_cmp(const void *a, const void *b)
+{
+	const struct version *x = *(struct version *const *)a;
+	const struct version *y = *(struct version *const *)b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int file_cmp(const void *a, const void *b)
+{
+	const struct blame_file *x = a, *y = b;
+
+	return strcmp(x->path, y->path);
+}
+
+int blame_is_text(const void *data, size_t len)
+{
+	return len > 0 && !memchr(data, 0, len < 8000 ? len : 8000);
+}
+
+/* The tip's regular files: their paths and versions, in tree order. */
+struct tipfile {
+	char *path;
+	struct version *v;
+};
+
+static int list_tip(struct engine *E, const struct node *n, size_t base,
+		    struct tipfile **out, size_t *nout, size_t *alloc)
+{
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < n->n; i++) {
+		const struct entry *e = &n->e[i];
+		enum kind k = kind_of(e->mode);
+
+		if (k != K_TREE && k != K_FILE)
+			continue;
+		if ((rc = path_push(E, base, e->name, e->namelen)) < 0)
+			return rc;
+		if (k == K_TREE) {
+			E->path[base + e->namelen] = '/';
+			rc = list_tip(E, e->ptr, base + e->namelen + 1, out,
+				      nout, alloc);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		/* Regular files only: 100644 and 100755. */
+		if (e->mode != 0100644 && e->mode != 0100755)
+			continue;
+		if (E->opts->want_path &&
+		    !E->opts->want_path(E->path, E->opts->want_payload))
+			continue;
+		if (*nout == *alloc) {
+			size_t na = *alloc ? *alloc * 2 : 256;
+			void *p = realloc(*out, na * sizeof(**out));
+
+			if (!p)
+				return error_oom();
+			*out = p;
+			*alloc = na;
+		}
+		(*out)[*nout].path = strdup(E->path);
+		if (!(*out)[*nout].path)
+			return error_oom();
+		(*out)[*nout].v = e->ptr;
+		(*nout)++;
+	}
+	return 0;
+}
+
+static int is_text_blob(int *out, git_repository *git, const git_oid *oid)
+{
+	git_blob *b = NULL;
+	int rc = load_blob(&b, git, oid);
+
+	if (rc < 0)
+		return rc;
+	*out = blame_is_text(git_blob_rawcontent(b),
+			     (size_t)git_blob_rawsize(b));
+	git_blob_free(b);
+	return 0;
+}
+
+int blame_tree(struct blame_result **out, struct repository *repo,
+	       const struct history *h, const struct blame_options *opts)
+{
+	struct engine E;
+	struct blame_result *res = NULL;
+	struct tipfile *tips = NULL;
+	struct version **list = NULL, **stack = NULL;
+	unsigned char *taken = NULL;
+	size_t ntips = 0, tips_alloc = 0, n = 0, alloc = 0, sp = 0, i;
+	size_t stack_alloc = 0;
+	uint32_t maxlines = 0, c;
+	int rc = 0;
+
+	*out = NULL;
+	memset(&E, 0, sizeof(E));
+	E.repo = repo;
+	E.h = h;
+	E.opts = opts;
+	if (!h->n)
+		return error_set("empty history");
+	E.roots = calloc(h->n, sizeof(*E.roots));
+	E.children_left = malloc(h->n * sizeof(*E.children_left));
+	res = calloc(1, sizeof(*res));
+	if (!E.roots || !E.children_left || !res) {
+		rc = error_oom();
+		goto done;
+	}
+	if ((rc = rename_detector_new(&E.rd, repo->git)) < 0)
+		goto done;
+	for (c = 0; c < h->n; c++)
+		E.children_left[c] = h->commits[c].nchildren;
+	/* Stage 1. */
+	for (c = 0; c < h->n; c++) {
+		if ((rc = walk_commit(&E, c)) < 0)
+			goto done;
+		if (opts->progress && (c % 256 == 0 || c + 1 == h->n))
+			opts->progress("history", c + 1, h->n,
+				       opts->progress_payload);
+	}
+	rename_detector_free(E.rd);
+	E.rd = NULL;
+	if ((rc = list_tip(&E, E.roots[h->n - 1], 0, &tips, &ntips,
+			   &tips_alloc)) < 0)
+		goto done;
+	/* Keep the text files; mark what they need. */
+	for (i = 0; i < ntips; i++) {
+		int text;
+
+		if ((rc = is_text_blob(&text, repo->git, &tips[i].v->oid)) < 0)
+			goto done;
+		if (!text) {
+			free(tips[i].path);
+			tips[i].path = NULL;
+			continue;
+		}
+		tips[i].v->output = 1;
+		if (tips[i].v->needed)
+			continue;
+		tips[i].v->needed = 1;
+		if (sp == stack_alloc) {
+			size_t na = stack_alloc ? stack_alloc * 2 : 256;
+			void *p = realloc(stack, na * sizeof(*stack));
+
+			if (!p) {
+				rc = error_oom();
+				goto done;
+			}
+			stack = p;
+			stack_alloc = na;
+		}
+		stack[sp++] = tips[i].v;
+	}
+	while (sp) {
+		struct version *v = stack[--sp];
+		uint16_t k;
+
+		if (n == alloc) {
+			size_t na = alloc ? alloc * 2 : 256;
+			void *p = realloc(list, na * sizeof(*list));
+
+			if (!p) {
+				rc = error_oom();
+				goto done;
+			}
+			list = p;
+			alloc = na;
+		}
+		list[n++] = v;
+		for (k = 0; k < v->norigins; k++) {
+			struct version *s = v->origins[k].src;
+
+			s->pending++;
+			if (s->needed)
+				continue;
+			s->needed = 1;
+			if (sp == stack_alloc) {
+				size_t na = stack_alloc ? stack_alloc * 2 : 256;
+				void *p = realloc(stack, na * sizeof(*stack));
+
+				if (!p) {
+					rc = error_oom();
+					goto done;
+				}
+				stack = p;
+				stack_alloc = na;
+			}
+			stack[sp++] = s;
+		}
+	}
+	qsort(list, n, sizeof(*list), seq_cmp);
+	/* Stage 2. */
+	if ((rc = diff_all(&E, list, n)) < 0)
+		goto done;
+	res->ndiffs = 0;
+	for (i = 0; i < n; i++) {
+		res->ndiffs += list[i]->norigins;
+		if (list[i]->nlines > maxlines)
+			maxlines = list[i]->nlines;
+	}
+	res->nrenames = E.nrenames;
+	/* Stage 3. */
+	taken = malloc(maxlines ? maxlines : 1);
+	if (!taken) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		struct version *v = list[i];
+		uint16_t k;
+
+		if ((rc = evaluate(v, taken)) < 0)
+			goto done;
+		for (k = 0; k < v->norigins; k++) {
+			struct version *s = v->origins[k].src;
+
+			if (--s->pending == 0 && !s->output) {
+				free(s->lines);
+				s->lines = NULL;
+			}
+		}
+	}
+	/* The result, one file per text path. */
+	res->files = calloc(ntips ? ntips : 1, sizeof(*res->files));
+	if (!res->files) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < ntips; i++) {
+		struct blame_file *f;
+		struct version *v = tips[i].v;
+
+		if (!tips[i].path)
+			continue;
+		f = &res->files[res->nfiles++];
+		f->path = tips[i].path;
+		tips[i].path = NULL;
+		f->nlines = v->nlines;
+		f->lines = malloc((v->nlines ? v->nlines : 1) *
+				  sizeof(*f->lines));
+		if (!f->lines) {
+			rc = error_oom();
+			goto done;
+		}
+		memcpy(f->lines, v->lines, v->nlines * sizeof(*f->lines));
+		res->nlines += v->nlines;
+	}
+	qsort(res->files, res->nfiles, sizeof(*res->files), file_cmp);
+done:
+	for (i = 0; i < ntips; i++)
+		free(tips[i].path);
+	free(tips);
+	free(list);
+	free(stack);
+	free(taken);
+	if (E.roots) {
+		for (c = 0; c < h->n; c++)
+			node_decref(E.roots[c]);
+	}
+	free(E.roots);
+	free(E.children_left);
+	free(E.pend);
+	free(E.path);
+	rename_detector_free(E.rd);
+	if (rc < 0)
+		blame_result_free(res);
+	else
+		*out = res;
+	return rc;
+}
+
+void blame_result_free(struct blame_result *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nfiles; i++) {
+		free(r->files[i].path);
+		free(r->files[i].lines);
+	}
+	free(r->files);
+	free(r);
+}

@@ -1,0 +1,270 @@
+#include "strata/history.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata/error.h"
+
+/* A commit as first read, before the topological order is known. */
+struct raw {
+	git_oid oid, tree;
+	int64_t time;
+	uint32_t first_parent_oid;   /* into the oid pool */
+	uint32_t nparents;
+	unsigned boundary:1;
+};
+
+static size_t slot_of(const git_oid *oid, size_t nslots)
+{
+	uint32_t h;
+
+	memcpy(&h, oid->id, sizeof(h));
+	return h & (nslots - 1);
+}
+
+/* slots hold index + 1; 0 is empty. */
+static int64_t lookup(const uint32_t *slots, size_t nslots,
+		      const void *items, size_t stride, const git_oid *oid)
+{
+	size_t s = slot_of(oid, nslots);
+
+	while (slots[s]) {
+		const git_oid *o = (const git_oid *)((const char *)items +
+			(size_t)(slots[s] - 1) * stride);
+
+		if (git_oid_equal(o, oid))
+			return slots[s] - 1;
+		s = (s + 1) & (nslots - 1);
+	}
+	return -1;
+}
+
+static void insert(uint32_t *slots, size_t nslots, const git_oid *oid,
+		   uint32_t index)
+{
+	size_t s = slot_of(oid, nslots);
+
+	while (slots[s])
+		s = (s + 1) & (nslots - 1);
+	slots[s] = index + 1;
+}
+
+struct loader {
+	struct raw *raw;
+	size_t n, alloc;
+	git_oid *pool;              /* parent oids, per commit consecutive */
+	size_t npool, pool_alloc;
+	uint32_t *slots;
+	size_t nslots;
+};
+
+static int grow_slots(struct loader *L)
+{
+	size_t ns = L->nslots ? L->nslots * 2 : 1024;
+	uint32_t *s = calloc(ns, sizeof(*s));
+	size_t i;
+
+	if (!s)
+		return error_oom();
+	for (i = 0; i < L->n; i++)
+		insert(s, ns, &L->raw[i].oid, (uint32_t)i);
+	free(L->slots);
+	L->slots = s;
+	L->nslots = ns;
+	return 0;
+}
+
+static int add_commit(struct loader *L, struct repository *repo,
+		      const git_oid *oid, int first_parent)
+{
+	git_commit *c = NULL;
+	struct raw *r;
+	unsigned np, i;
+	int rc = 0;
+
+	if (L->n + 1 > L->nslots / 2 && grow_slots(L) < 0)
+		return STRATA_ENOMEM;
+	if (L->n == L->alloc) {
+		size_t na = L->alloc ? L->alloc * 2 : 1024;
+		void *p = realloc(L->raw, na * sizeof(*L->raw));
+
+		if (!p)
+			return error_oom();
+		L->raw = p;
+		L->alloc = na;
+	}
+	if (git_commit_lookup(&c, repo->git, oid) < 0) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), oid);
+		return error_git("unable to read commit '%s'", hex);
+	}
+	r = &L->raw[L->n];
+	memset(r, 0, sizeof(*r));
+	git_oid_cpy(&r->oid, oid);
+	git_oid_cpy(&r->tree, git_commit_tree_id(c));
+	r->time = (int64_t)git_commit_time(c);
+	np = git_commit_parentcount(c);
+	if (np && repository_is_shallow_commit(repo, oid)) {
+		r->boundary = 1;
+		np = 0;
+	}
+	if (first_parent && np > 1)
+		np = 1;
+	if (L->npool + np > L->pool_alloc) {
+		size_t na = L->pool_alloc ? L->pool_alloc * 2 : 1024;
+		void *p;
+
+		while (na < L->npool + np)
+			na *= 2;
+		p = realloc(L->pool, na * sizeof(*L->pool));
+		if (!p) {
+			rc = error_oom();
+			goto done;
+		}
+		L->pool = p;
+		L->pool_alloc = na;
+	}
+	r->first_parent_oid = (uint32_t)L->npool;
+	r->nparents = np;
+	for (i = 0; i < np; i++)
+		git_oid_cpy(&L->pool[L->npool++], git_commit_parent_id(c, i));
+	insert(L->slots, L->nslots, oid, (uint32_t)L->n);
+	L->n++;
+done:
+	git_commit_free(c);
+	return rc;
+}
+
+int history_load(struct history **out, struct repository *repo,
+		 const git_oid *tip, int first_parent)
+{
+	struct loader L = {0};
+	struct history *h = NULL;
+	uint32_t *rparents = NULL, *order = NULL, *pos = NULL;
+	uint32_t *stack = NULL, *next = NULL;
+	size_t i, j, sp, done_n = 0;
+	int rc = 0;
+
+	*out = NULL;
+	if ((rc = add_commit(&L, repo, tip, first_parent)) < 0)
+		goto done;
+	/* Breadth-first over parents; every commit read once. */
+	for (i = 0; i < L.n; i++) {
+		for (j = 0; j < L.raw[i].nparents; j++) {
+			const git_oid *p = &L.pool[L.raw[i].first_parent_oid + j];
+
+			if (lookup(L.slots, L.nslots, L.raw, sizeof(*L.raw), p) >= 0)
+				continue;
+			if ((rc = add_commit(&L, repo, p, first_parent)) < 0)
+				goto done;
+		}
+	}
+	rparents = malloc((L.npool + 1) * sizeof(*rparents));
+	order = malloc(L.n * sizeof(*order));
+	pos = malloc(L.n * sizeof(*pos));
+	stack = malloc(L.n * sizeof(*stack));
+	next = calloc(L.n, sizeof(*next));
+	h = calloc(1, sizeof(*h));
+	if (!rparents || !order || !pos || !stack || !next || !h) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < L.npool; i++)
+		rparents[i] = (uint32_t)lookup(L.slots, L.nslots, L.raw,
+					       sizeof(*L.raw), &L.pool[i]);
+	/*
+	 * Post-order depth-first from the tip, first parents first: a side
+	 * branch comes right before the merge that brings it in, which keeps
+	 * few blame states alive at once in the forward pass.
+	 */
+	for (i = 0; i < L.n; i++)
+		pos[i] = UINT32_MAX;
+	sp = 0;
+	stack[sp++] = 0;
+	pos[0] = UINT32_MAX - 1; /* on the stack */
+	while (sp) {
+		uint32_t c = stack[sp - 1];
+
+		if (next[c] < L.raw[c].nparents) {
+			uint32_t p = rparents[L.raw[c].first_parent_oid +
+					      next[c]++];
+
+			if (pos[p] == UINT32_MAX) {
+				pos[p] = UINT32_MAX - 1;
+				stack[sp++] = p;
+			}
+			continue;
+		}
+		sp--;
+		pos[c] = (uint32_t)done_n;
+		order[done_n++] = c;
+	}
+	h->n = L.n;
+	h->first_parent = first_parent;
+	h->commits = calloc(L.n ? L.n : 1, sizeof(*h->commits));
+	h->parents = malloc((L.npool + 1) * sizeof(*h->parents));
+	if (!h->commits || !h->parents) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < L.n; i++) {
+		const struct raw *r = &L.raw[order[i]];
+		struct history_commit *c = &h->commits[i];
+
+		git_oid_cpy(&c->oid, &r->oid);
+		git_oid_cpy(&c->tree, &r->tree);
+		c->time = r->time;
+		c->boundary = r->boundary;
+		c->parents = (uint32_t)h->nparents;
+		c->nparents = r->nparents;
+		for (j = 0; j < r->nparents; j++) {
+			uint32_t p = pos[rparents[r->first_parent_oid + j]];
+
+			h->parents[h->nparents++] = p;
+			h->commits[p].nchildren++;
+		}
+		if (r->boundary)
+			h->nboundary++;
+	}
+	h->nslots = L.nslots;
+	h->slots = calloc(h->nslots, sizeof(*h->slots));
+	if (!h->slots) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < h->n; i++)
+		insert(h->slots, h->nslots, &h->commits[i].oid, (uint32_t)i);
+done:
+	free(L.raw);
+	free(L.pool);
+	free(L.slots);
+	free(rparents);
+	free(order);
+	free(pos);
+	free(stack);
+	free(next);
+	if (rc < 0)
+		history_free(h);
+	else
+		*out = h;
+	return rc;
+}
+
+void history_free(struct history *h)
+{
+	if (!h)
+		return;
+	free(h->commits);
+	free(h->parents);
+	free(h->slots);
+	free(h);
+}
+
+int64_t history_find(const struct history *h, const git_oid *oid)
+{
+	if (!h->nslots)
+		return -1;
+	return lookup(h->slots, h->nslots, h->commits,
+		      sizeof(*h->commits), oid);
+}

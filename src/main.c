@@ -1,0 +1,874 @@
+/*
+ * strata: which release wrote the code we ship today?
+ *
+ * The command line. Only this file prints and chooses exit codes: 0 on
+ * success, 1 on failure, 2 on a usage error.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <git2.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "strata/blame.h"
+#include "strata/chart.h"
+#include "strata/error.h"
+#include "strata/history.h"
+#include "strata/releases.h"
+#include "strata/report.h"
+#include "strata/repository.h"
+#include "strata/tally.h"
+
+enum command { CMD_BLAME, CMD_TABLE, CMD_REPORT };
+
+struct strlist {
+	const char **v;
+	size_t n, alloc;
+};
+
+struct options {
+	enum command cmd;
+	const char *repo;
+	const char *rev;
+	const char *tags, *group;
+	int first_parent, ignore_ws, quiet, force;
+	struct strlist ignore_revs, ignore_files, include, exclude, paths;
+	long depth, jobs;
+	const char *out, *templates;
+	long chart_width, chart_height;
+	int dark;
+};
+
+static const char usage_main[] =
+	"usage: strata <command> [REPO] [options] [-- PATH...]\n"
+	"\n"
+	"Which release wrote the code at a revision? strata blames every line\n"
+	"of every text file exactly as 'git blame' does, maps each commit to\n"
+	"the release that first shipped it, and tallies or publishes it.\n"
+	"\n"
+	"commands:\n"
+	"  blame    print the commit of every line, as runs:\n"
+	"           COMMIT<TAB>START<TAB>COUNT<TAB>PATH\n"
+	"  table    print lines per release, old code per subsystem and\n"
+	"           untouched files in the terminal\n"
+	"  report   publish data, charts and a static site into a directory\n"
+	"\n"
+	"REPO is a work tree, a .git directory or a bare repository\n"
+	"(default: the current directory).\n"
+	"\n"
+	"options for every command:\n"
+	"  --rev REV              revision to examine (default: HEAD)\n"
+	"  --first-parent         follow only first parents (git blame\n"
+	"                         --first-parent)\n"
+	"  -w                     ignore whitespace when comparing lines\n"
+	"  --ignore-rev REV       blame lines changed by REV on earlier commits\n"
+	"                         (repeatable)\n"
+	"  --ignore-revs-file F   the same for every commit listed in F;\n"
+	"                         blame.ignoreRevsFile is read as git does\n"
+	"  --tags ERE             tags that mark releases (POSIX extended\n"
+	"                         regular expression, whole tag name)\n"
+	"  --group ERE            its first subexpression names the release\n"
+	"                         of a matching tag\n"
+	"  --include GLOB         tally only matching files (repeatable)\n"
+	"  --exclude GLOB         leave matching files out (repeatable)\n"
+	"  --depth N              directory levels tallied (default: 1)\n"
+	"  --jobs N               threads (default: all cores)\n"
+	"  --quiet                no progress bar\n"
+	"\n"
+	"options for report:\n"
+	"  --out DIR              where to publish (default: output)\n"
+	"  --force                write into a non-empty DIR not made by strata\n"
+	"  --templates DIR        use these templates instead of the built-in\n"
+	"  --chart-width N        chart width in CSS pixels (default: 960)\n"
+	"  --chart-height N       chart height in CSS pixels (default: 480)\n"
+	"  --theme light|dark     chart colours (default: light)\n"
+	"\n"
+	"  strata --help, strata COMMAND --help, strata --version\n"
+	"The manual is in docs/ (start with docs/README.md).\n";
+
+static const char usage_blame[] =
+	"usage: strata blame [REPO] [--rev REV] [options] [-- PATH...]\n"
+	"\n"
+	"Prints, for every text file at REV (or those under the PATHs), the\n"
+	"maximal runs of consecutive lines that git blame gives to one commit:\n"
+	"  COMMIT<TAB>START<TAB>COUNT<TAB>PATH\n"
+	"sorted by path (bytewise), then by START (1-based). A text file is a\n"
+	"regular, non-empty file with no NUL byte in its first 8000 bytes.\n"
+	"\n"
+	"options: --first-parent, -w, --ignore-rev REV, --ignore-revs-file F,\n"
+	"--include GLOB, --exclude GLOB, --jobs N, --quiet (see strata --help)\n";
+
+static const char usage_table[] =
+	"usage: strata table [REPO] [--rev REV] [options]\n"
+	"\n"
+	"Prints the lines and share of the code at REV written in each\n"
+	"release, the share of first-release code in each subsystem (top-level\n"
+	"directory), and how many files are untouched since the first release.\n"
+	"\n"
+	"options: --tags ERE, --group ERE, --first-parent, -w, --ignore-rev,\n"
+	"--ignore-revs-file, --include, --exclude, --depth N, --jobs N,\n"
+	"--quiet (see strata --help)\n";
+
+static const char usage_report[] =
+	"usage: strata report [REPO] [--rev REV] [--out DIR] [options]\n"
+	"\n"
+	"Publishes a report into DIR (default: output): data/ (CSV and JSON),\n"
+	"img/ (charts in SVG and PNG) and a static HTML site. The site is\n"
+	"built beside DIR and swapped in whole; strata refuses a non-empty DIR\n"
+	"that it did not create unless --force is given.\n"
+	"\n"
+	"options: --out DIR, --force, --templates DIR, --chart-width N,\n"
+	"--chart-height N, --theme light|dark, and every common option\n"
+	"(see strata --help)\n";
+
+static int push(struct strlist *l, const char *s)
+{
+	if (l->n == l->alloc) {
+		size_t na = l->alloc ? l->alloc * 2 : 8;
+		const char **p = realloc(l->v, na * sizeof(*p));
+
+		if (!p)
+			return error_oom();
+		l->v = p;
+		l->alloc = na;
+	}
+	l->v[l->n++] = s;
+	return 0;
+}
+
+static int parse_long(long *out, const char *opt, const char *val, long min,
+		      long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(val, &end, 10);
+	if (errno || !*val || *end || v < min || v > max)
+		return error_setc(STRATA_EUSAGE,
+				  "invalid value '%s' for '%s': expected an "
+				  "integer from %ld to %ld", val, opt, min, max);
+	*out = v;
+	return 0;
+}
+
+/*
+ * Options take their value as "--opt VALUE" or "--opt=VALUE". Returns the
+ * value, or NULL when `arg` is not this option.
+ */
+static const char *option_value(const char *arg, const char *name, int argc,
+				char **argv, int *i, int *missing)
+{
+	size_t len = strlen(name);
+
+	if (strncmp(arg, name, len))
+		return NULL;
+	if (arg[len] == '=')
+		return arg + len + 1;
+	if (arg[len])
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = 1;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static int parse_args(struct options *o, int argc, char **argv)
+{
+	int i, rc = 0;
+
+	for (i = 2; i < argc; i++) {
+		const char *a = argv[i], *v;
+		int missing = 0;
+
+#define VALUE(name) \
+	((v = option_value(a, name, argc, argv, &i, &missing)) || missing)
+		if (!strcmp(a, "--")) {
+			for (i++; i < argc; i++)
+				if ((rc = push(&o->paths, argv[i])) < 0)
+					return rc;
+			break;
+		} else if (!strcmp(a, "--first-parent")) {
+			o->first_parent = 1;
+		} else if (!strcmp(a, "-w")) {
+			o->ignore_ws = 1;
+		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			o->quiet = 1;
+		} else if (!strcmp(a, "--force") && o->cmd == CMD_REPORT) {
+			o->force = 1;
+		} else if (VALUE("--rev")) {
+			o->rev = v;
+		} else if (VALUE("--tags")) {
+			o->tags = v;
+		} else if (VALUE("--group")) {
+			o->group = v;
+		} else if (VALUE("--ignore-rev")) {
+			rc = v ? push(&o->ignore_revs, v) : 0;
+		} else if (VALUE("--ignore-revs-file")) {
+			rc = v ? push(&o->ignore_files, v) : 0;
+		} else if (VALUE("--include")) {
+			rc = v ? push(&o->include, v) : 0;
+		} else if (VALUE("--exclude")) {
+			rc = v ? push(&o->exclude, v) : 0;
+		} else if (VALUE("--depth")) {
+			rc = v ? parse_long(&o->depth, "--depth", v, 1, 64) : 0;
+		} else if (VALUE("--jobs")) {
+			rc = v ? parse_long(&o->jobs, "--jobs", v, 1, 64) : 0;
+		} else if (o->cmd == CMD_REPORT && VALUE("--out")) {
+			o->out = v;
+		} else if (o->cmd == CMD_REPORT && VALUE("--templates")) {
+			o->templates = v;
+		} else if (o->cmd == CMD_REPORT && VALUE("--chart-width")) {
+			rc = v ? parse_long(&o->chart_width, "--chart-width", v,
+					    320, 8192) : 0;
+		} else if (o->cmd == CMD_REPORT && VALUE("--chart-height")) {
+			rc = v ? parse_long(&o->chart_height, "--chart-height",
+					    v, 200, 8192) : 0;
+		} else if (o->cmd == CMD_REPORT && VALUE("--theme")) {
+			if (v && !strcmp(v, "dark"))
+				o->dark = 1;
+			else if (v && !strcmp(v, "light"))
+				o->dark = 0;
+			else if (v)
+				return error_setc(STRATA_EUSAGE,
+						  "invalid value '%s' for "
+						  "'--theme': expected light "
+						  "or dark", v);
+		} else if (a[0] == '-' && a[1]) {
+			return error_setc(STRATA_EUSAGE,
+					  "unknown option '%s' (see 'strata %s "
+					  "--help')", a, argv[1]);
+		} else if (!o->repo) {
+			o->repo = a;
+		} else {
+			return error_setc(STRATA_EUSAGE,
+					  "unexpected argument '%s' (paths go "
+					  "after '--')", a);
+		}
+#undef VALUE
+		if (missing)
+			return error_setc(STRATA_EUSAGE,
+					  "option '%s' requires a value", a);
+		if (rc < 0)
+			return rc;
+	}
+	if (o->paths.n && o->cmd != CMD_BLAME)
+		return error_setc(STRATA_EUSAGE,
+				  "paths after '--' are only taken by 'strata "
+				  "blame'; use --include for a tally");
+	return 0;
+}
+
+/* ---- progress ---- */
+
+struct progress {
+	int on;
+	struct timespec start;
+	const char *stage;
+	int drawn;
+};
+
+static double seconds_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) +
+	       (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+static void progress_cb(const char *stage, size_t done, size_t total,
+			void *payload)
+{
+	struct progress *p = payload;
+	char bar[31];
+	double frac, el, eta;
+	size_t fill, i;
+
+	if (!p->on)
+		return;
+	if (p->stage != stage) {
+		p->stage = stage;
+		clock_gettime(CLOCK_MONOTONIC, &p->start);
+	}
+	frac = total ? (double)done / (double)total : 1.0;
+	fill = (size_t)(frac * 30.0);
+	for (i = 0; i < 30; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[30] = '\0';
+	el = seconds_since(&p->start);
+	eta = frac > 0.01 ? el / frac - el : -1;
+	if (eta >= 0)
+		fprintf(stderr, "\r%-8s [%s] %3d%% %zu/%zu eta %02d:%02d ",
+			stage, bar, (int)(frac * 100), done, total,
+			(int)eta / 60, (int)eta % 60);
+	else
+		fprintf(stderr, "\r%-8s [%s] %3d%% %zu/%zu eta --:-- ", stage,
+			bar, (int)(frac * 100), done, total);
+	p->drawn = 1;
+}
+
+static void progress_end(struct progress *p)
+{
+	if (p->on && p->drawn)
+		fprintf(stderr, "\r%80s\r", "");
+	p->drawn = 0;
+}
+
+/* ---- path filters ---- */
+
+/* A glob without '/' matches a base name; with '/', the whole path. A
+ * match on a leading directory takes everything below it. */
+static int glob_match(const char *pat, const char *path)
+{
+	const char *p;
+
+	if (!strchr(pat, '/')) {
+		const char *base = strrchr(path, '/');
+
+		if (!fnmatch(pat, base ? base + 1 : path, 0))
+			return 1;
+		/* A bare directory name matches anywhere in the path. */
+		for (p = path; p && *p; p = strchr(p, '/')) {
+			size_t len;
+			char *comp;
+			int m;
+
+			if (*p == '/')
+				p++;
+			len = strcspn(p, "/");
+			if (!p[len])
+				break;
+			comp = strndup(p, len);
+			if (!comp)
+				return 0;
+			m = !fnmatch(pat, comp, 0);
+			free(comp);
+			if (m)
+				return 1;
+		}
+		return 0;
+	}
+	if (!fnmatch(pat, path, 0))
+		return 1;
+	/* "dir/" or "dir/sub": everything under it. */
+	for (p = strchr(path, '/'); p; p = strchr(p + 1, '/')) {
+		char *prefix = strndup(path, (size_t)(p - path));
+		size_t plen = strlen(pat);
+		int m;
+
+		if (!prefix)
+			return 0;
+		if (plen && pat[plen - 1] == '/') {
+			char *trim = strndup(pat, plen - 1);
+
+			m = trim && !fnmatch(trim, prefix, 0);
+			free(trim);
+		} else {
+			m = !fnmatch(pat, prefix, 0);
+		}
+		free(prefix);
+		if (m)
+			return 1;
+	}
+	return 0;
+}
+
+static int keep_path(const char *path, void *payload)
+{
+	const struct options *o = payload;
+	size_t i;
+	int keep = !o->include.n;
+
+	for (i = 0; i < o->include.n && !keep; i++)
+		keep = glob_match(o->include.v[i], path);
+	for (i = 0; keep && i < o->exclude.n; i++)
+		if (glob_match(o->exclude.v[i], path))
+			keep = 0;
+	return keep;
+}
+
+/* A pathspec after "--": the file itself or a directory above it. */
+static int pathspec_match(const char *spec, const char *path)
+{
+	size_t len = strlen(spec);
+
+	while (len > 1 && spec[len - 1] == '/')
+		len--;
+	if (len == 1 && spec[0] == '.')
+		return 1;
+	return !strncmp(spec, path, len) && (!path[len] || path[len] == '/');
+}
+
+static int want_path(const char *path, void *payload)
+{
+	const struct options *o = payload;
+	size_t i;
+
+	if (o->paths.n) {
+		for (i = 0; i < o->paths.n; i++)
+			if (pathspec_match(o->paths.v[i], path))
+				break;
+		if (i == o->paths.n)
+			return 0;
+	}
+	return keep_path(path, payload);
+}
+
+/* ---- ignore revs ---- */
+
+static int oid_cmp(const void *a, const void *b)
+{
+	return git_oid_cmp(a, b);
+}
+
+static int add_ignore(git_oid **list, size_t *n, size_t *alloc,
+		      const git_oid *oid)
+{
+	if (*n == *alloc) {
+		size_t na = *alloc ? *alloc * 2 : 16;
+		git_oid *p = realloc(*list, na * sizeof(*p));
+
+		if (!p)
+			return error_oom();
+		*list = p;
+		*alloc = na;
+	}
+	git_oid_cpy(&(*list)[(*n)++], oid);
+	return 0;
+}
+
+/* Like git: each line a full object name, '#' starts a comment. */
+static int read_ignore_file(struct repository *repo, const char *file,
+			    git_oid **list, size_t *n, size_t *alloc)
+{
+	FILE *f = fopen(file, "r");
+	char line[1024];
+	int rc = 0;
+
+	if (!f)
+		return error_set("could not open object name list '%s': %s",
+				 file, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line, *e, *hash = strchr(line, '#');
+		git_oid oid;
+		git_object *obj = NULL, *c = NULL;
+
+		if (hash)
+			*hash = '\0';
+		while (isspace((unsigned char)*s))
+			s++;
+		e = s + strlen(s);
+		while (e > s && isspace((unsigned char)e[-1]))
+			*--e = '\0';
+		if (!*s)
+			continue;
+		if (strlen(s) != GIT_OID_HEXSZ || git_oid_fromstr(&oid, s) < 0) {
+			rc = error_set("invalid object name '%s' in '%s'", s,
+				       file);
+			break;
+		}
+		/* Names of missing objects are skipped, as git does. */
+		if (git_object_lookup(&obj, repo->git, &oid, GIT_OBJECT_ANY) < 0)
+			continue;
+		if (git_object_peel(&c, obj, GIT_OBJECT_COMMIT) == 0)
+			rc = add_ignore(list, n, alloc, git_object_id(c));
+		git_object_free(c);
+		git_object_free(obj);
+		if (rc < 0)
+			break;
+	}
+	fclose(f);
+	return rc;
+}
+
+static char *resolve_config_path(struct repository *repo, const char *p)
+{
+	const char *wd = git_repository_workdir(repo->git);
+	char *out = NULL;
+
+	if (p[0] == '~' && p[1] == '/' && getenv("HOME")) {
+		if (asprintf(&out, "%s%s", getenv("HOME"), p + 1) < 0)
+			return NULL;
+		return out;
+	}
+	if (p[0] == '/' || !wd)
+		return strdup(p);
+	if (asprintf(&out, "%s%s", wd, p) < 0)
+		return NULL;
+	return out;
+}
+
+/* The ignore-revs files in git's order: the config's, then ours; an
+ * empty name clears the list so far. */
+struct file_list {
+	struct repository *repo;
+	char **files;
+	size_t n, alloc;
+	int rc;
+};
+
+static int file_list_add(struct file_list *l, const char *name, int config)
+{
+	size_t i;
+
+	if (!*name) {
+		for (i = 0; i < l->n; i++)
+			free(l->files[i]);
+		l->n = 0;
+		return 0;
+	}
+	if (l->n == l->alloc) {
+		size_t na = l->alloc ? l->alloc * 2 : 4;
+		char **p = realloc(l->files, na * sizeof(*p));
+
+		if (!p)
+			return (l->rc = error_oom());
+		l->files = p;
+		l->alloc = na;
+	}
+	l->files[l->n] = config ? resolve_config_path(l->repo, name)
+				: strdup(name);
+	if (!l->files[l->n])
+		return (l->rc = error_oom());
+	l->n++;
+	return 0;
+}
+
+static int cfg_file_cb(const git_config_entry *e, void *payload)
+{
+	return file_list_add(payload, e->value, 1);
+}
+
+static int load_ignores(git_oid **out, size_t *nout, struct repository *repo,
+			const struct options *o)
+{
+	struct file_list fl = {repo, NULL, 0, 0, 0};
+	git_config *cfg = NULL;
+	git_oid *list = NULL;
+	size_t n = 0, alloc = 0, i;
+	int rc = 0;
+
+	if (git_repository_config_snapshot(&cfg, repo->git) == 0) {
+		git_config_get_multivar_foreach(cfg, "blame.ignoreRevsFile",
+						NULL, cfg_file_cb, &fl);
+		git_config_free(cfg);
+		if ((rc = fl.rc) < 0)
+			goto done;
+	}
+	for (i = 0; i < o->ignore_files.n; i++)
+		if ((rc = file_list_add(&fl, o->ignore_files.v[i], 0)) < 0)
+			goto done;
+	for (i = 0; i < fl.n; i++)
+		if ((rc = read_ignore_file(repo, fl.files[i], &list, &n,
+					   &alloc)) < 0)
+			goto done;
+	for (i = 0; i < o->ignore_revs.n; i++) {
+		git_oid oid;
+		const char *r = o->ignore_revs.v[i];
+
+		if (repository_resolve_commit(&oid, repo, r) < 0) {
+			rc = error_set("cannot find revision '%s' to ignore", r);
+			goto done;
+		}
+		if ((rc = add_ignore(&list, &n, &alloc, &oid)) < 0)
+			goto done;
+	}
+	qsort(list, n, sizeof(*list), oid_cmp);
+	*out = list;
+	*nout = n;
+	list = NULL;
+done:
+	for (i = 0; i < fl.n; i++)
+		free(fl.files[i]);
+	free(fl.files);
+	free(list);
+	return rc;
+}
+
+/* ---- commands ---- */
+
+static int print_blame(const struct blame_result *b, const struct history *h)
+{
+	size_t i;
+	uint32_t s, e;
+
+	for (i = 0; i < b->nfiles; i++) {
+		const struct blame_file *f = &b->files[i];
+
+		for (s = 0; s < f->nlines; s = e) {
+			char hex[GIT_OID_HEXSZ + 1];
+
+			for (e = s + 1; e < f->nlines &&
+			     f->lines[e] == f->lines[s]; e++)
+				;
+			git_oid_tostr(hex, sizeof(hex),
+				      &h->commits[f->lines[s]].oid);
+			printf("%s\t%u\t%u\t%s\n", hex, s + 1, e - s, f->path);
+		}
+	}
+	if (fflush(stdout) || ferror(stdout))
+		return error_set("unable to write the output: %s",
+				 strerror(errno));
+	return 0;
+}
+
+static int check_pathspecs(const struct options *o,
+			   const struct blame_result *b)
+{
+	size_t i, j;
+
+	for (i = 0; i < o->paths.n; i++) {
+		for (j = 0; j < b->nfiles; j++)
+			if (pathspec_match(o->paths.v[i], b->files[j].path))
+				break;
+		if (j == b->nfiles)
+			return error_set("pathspec '%s' did not match any "
+					 "text file", o->paths.v[i]);
+	}
+	return 0;
+}
+
+static void print_table(const struct tally *t, const struct report_info *in)
+{
+	size_t i;
+	const char *first = t->nreleases ? t->releases[0].name : "-";
+
+	printf("%s at %s (%.12s): %llu lines in %zu text files\n\n",
+	       in->repo_name, in->rev, in->commit,
+	       (unsigned long long)t->total_lines, t->nfiles);
+	printf("%-20s %12s %8s %9s\n", "release", "lines", "share",
+	       "commits");
+	for (i = 0; i < t->nreleases; i++) {
+		const struct tally_release *r = &t->releases[i];
+
+		printf("%-20s %12llu %7.2f%% %9llu\n", r->name,
+		       (unsigned long long)r->lines, r->share,
+		       (unsigned long long)r->release->commits);
+	}
+	printf("\n%-32s %12s %14s\n", "subsystem", "lines", "from first");
+	for (i = 1; i < t->ndirs; i++) {
+		const struct tally_dir *d = &t->dirs[i];
+
+		if (d->level != 1)
+			continue;
+		printf("%-32s %12llu %13.2f%%\n", d->path,
+		       (unsigned long long)d->lines, d->first_share);
+	}
+	printf("%-32s %12llu %13.2f%%\n", "(all)",
+	       (unsigned long long)t->total_lines, t->dirs[0].first_share);
+	printf("\nfiles untouched since %s: %zu of %zu (%llu lines)\n", first,
+	       t->nuntouched, t->nfiles,
+	       (unsigned long long)t->untouched_lines);
+}
+
+static int run(struct options *o)
+{
+	struct repository *repo = NULL;
+	struct history *h = NULL;
+	struct blame_result *b = NULL;
+	struct releases *rel = NULL;
+	struct tally *t = NULL;
+	struct progress prog = {0};
+	struct blame_options bo = {0};
+	struct releases_options ro = {o->tags, o->group};
+	struct report_info info = {0};
+	struct report_options rep = {0};
+	struct timespec t0, t1;
+	git_oid tip, *ignore = NULL;
+	size_t nignore = 0, i;
+	char **ignore_hex = NULL;
+	const char *sde;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (o->cmd != CMD_BLAME && (rc = releases_check_options(&ro)) < 0)
+		return rc;
+	if (o->cmd == CMD_REPORT && (rc = chart_check_font()) < 0)
+		return rc;
+	if ((rc = repository_open(&repo, o->repo)) < 0)
+		return rc;
+	if ((rc = repository_resolve_commit(&tip, repo, o->rev)) < 0)
+		goto done;
+	if ((rc = load_ignores(&ignore, &nignore, repo, o)) < 0)
+		goto done;
+	prog.on = !o->quiet && isatty(2);
+	if ((rc = history_load(&h, repo, &tip, o->first_parent)) < 0)
+		goto done;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	info.seconds_history = seconds_since(&t0);
+	if (o->cmd != CMD_BLAME &&
+	    (rc = releases_compute(&rel, repo, h, &ro)) < 0)
+		goto done;
+	bo.ignore_whitespace = o->ignore_ws;
+	bo.ignore = ignore;
+	bo.nignore = nignore;
+	bo.jobs = (unsigned)o->jobs;
+	bo.want_path = o->cmd == CMD_BLAME ? want_path : NULL;
+	bo.want_payload = o;
+	bo.progress = progress_cb;
+	bo.progress_payload = &prog;
+	rc = blame_tree(&b, repo, h, &bo);
+	progress_end(&prog);
+	if (rc < 0)
+		goto done;
+	info.seconds_blame = seconds_since(&t1);
+	if (o->cmd == CMD_BLAME) {
+		if ((rc = check_pathspecs(o, b)) < 0)
+			goto done;
+		rc = print_blame(b, h);
+		goto done;
+	}
+	rc = tally_build(&t, b, rel, (unsigned)o->depth,
+			 o->include.n || o->exclude.n ? keep_path : NULL, o);
+	if (rc < 0)
+		goto done;
+	if (!t->nfiles) {
+		rc = error_set("no text file at '%s'%s", o->rev,
+			       o->include.n || o->exclude.n ?
+			       " matches --include/--exclude" : "");
+		goto done;
+	}
+	info.repo_name = repo->name;
+	info.rev = o->rev;
+	git_oid_tostr(info.commit, sizeof(info.commit), &tip);
+	info.commit_time = h->commits[h->n - 1].time;
+	info.version = STRATA_VERSION;
+	info.tags_ere = o->tags ? o->tags : releases_default_tags;
+	info.group_ere = o->group;
+	info.first_parent = o->first_parent;
+	info.ignore_whitespace = o->ignore_ws;
+	ignore_hex = calloc(nignore ? nignore : 1, sizeof(*ignore_hex));
+	if (!ignore_hex) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < nignore; i++) {
+		ignore_hex[i] = malloc(GIT_OID_HEXSZ + 1);
+		if (!ignore_hex[i]) {
+			rc = error_oom();
+			goto done;
+		}
+		git_oid_tostr(ignore_hex[i], GIT_OID_HEXSZ + 1, &ignore[i]);
+	}
+	info.ignore_revs = (const char *const *)ignore_hex;
+	info.nignore_revs = nignore;
+	info.include = o->include.v;
+	info.ninclude = o->include.n;
+	info.exclude = o->exclude.v;
+	info.nexclude = o->exclude.n;
+	info.depth = (unsigned)o->depth;
+	info.jobs = (unsigned)o->jobs;
+	info.shallow = h->nboundary > 0;
+	info.nboundary = h->nboundary;
+	info.ncommits = h->n;
+	info.ndiffs = b->ndiffs;
+	sde = getenv("SOURCE_DATE_EPOCH");
+	info.generated = sde && *sde ? strtoll(sde, NULL, 10) : time(NULL);
+	info.seconds_total = seconds_since(&t0);
+	if (o->cmd == CMD_TABLE) {
+		print_table(t, &info);
+		if (h->nboundary)
+			printf("note: shallow clone: %zu commit%s cut off; "
+			       "their lines count as theirs\n", h->nboundary,
+			       h->nboundary == 1 ? "" : "s");
+		goto done;
+	}
+	rep.out_dir = o->out;
+	rep.templates_dir = o->templates;
+	rep.force = o->force;
+	rep.chart.width = (unsigned)o->chart_width;
+	rep.chart.height = (unsigned)o->chart_height;
+	rep.chart.dark = o->dark;
+	rc = report_publish(t, &info, &rep);
+done:
+	if (ignore_hex)
+		for (i = 0; i < nignore; i++)
+			free(ignore_hex[i]);
+	free(ignore_hex);
+	free(ignore);
+	tally_free(t);
+	releases_free(rel);
+	blame_result_free(b);
+	history_free(h);
+	repository_free(repo);
+	return rc;
+}
+
+static void options_release(struct options *o)
+{
+	free(o->ignore_revs.v);
+	free(o->ignore_files.v);
+	free(o->include.v);
+	free(o->exclude.v);
+	free(o->paths.v);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	const char *help = NULL;
+	int rc, i;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(&o, 0, sizeof(o));
+	if (argc < 2) {
+		fputs(usage_main, stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		fputs(usage_main, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("strata %s\n", STRATA_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "blame")) {
+		o.cmd = CMD_BLAME;
+		help = usage_blame;
+	} else if (!strcmp(argv[1], "table")) {
+		o.cmd = CMD_TABLE;
+		help = usage_table;
+	} else if (!strcmp(argv[1], "report")) {
+		o.cmd = CMD_REPORT;
+		help = usage_report;
+	} else {
+		fprintf(stderr, "strata: '%s' is not a strata command "
+			"(see 'strata --help')\n", argv[1]);
+		return 2;
+	}
+	for (i = 2; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(help, stdout);
+			return 0;
+		}
+	}
+	o.rev = "HEAD";
+	o.repo = NULL;
+	o.depth = 1;
+	o.jobs = cores > 0 ? (cores > 64 ? 64 : cores) : 1;
+	o.out = "output";
+	o.chart_width = 960;
+	o.chart_height = 480;
+	git_libgit2_init();
+	rc = parse_args(&o, argc, argv);
+	if (!o.repo)
+		o.repo = ".";
+	if (rc == 0)
+		rc = run(&o);
+	if (rc < 0)
+		fprintf(stderr, "strata: %s\n", error_last());
+	options_release(&o);
+	git_libgit2_shutdown();
+	if (rc == STRATA_EUSAGE)
+		return 2;
+	return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,74 @@
+{{%AUTOESCAPE context="HTML"}}
+{{>HEADER}}
+<nav class="crumbs" aria-label="Directories">
+<ol>
+<li><a href="index.html">{{REPO}}</a></li>
+{{#CRUMB}}
+<li><a href="{{HREF}}">{{NAME}}</a></li>
+{{/CRUMB}}
+<li aria-current="page">{{NAME}}</li>
+</ol>
+</nav>
+<h1>{{#ROOT_FILES}}Files in the root directory{{/ROOT_FILES}}{{#DIRECTORY}}<span class="path">{{PATH}}/</span>{{/DIRECTORY}}</h1>
+<p class="headline">{{#HAS_LINES}}<strong>{{FIRST_SHARE}}%</strong> of its code dates back to {{FIRST}}.{{/HAS_LINES}}{{#NO_LINES}}No lines of text here.{{/NO_LINES}}</p>
+<p>{{LINES}} lines in {{FILES}} files, {{SHARE}}% of the tree at {{REV}}.
+{{#UNTOUCHED}}<a href="#untouched">{{COUNT}} files</a> ({{LINES}} lines) have not changed since {{FIRST}}.{{/UNTOUCHED}}
+{{#NONE_UNTOUCHED}}Every file has changed since {{FIRST}}.{{/NONE_UNTOUCHED}}
+<a href="{{UP_HREF}}" rel="up">Up to {{UP_NAME}}</a>.</p>
+
+<section id="releases">
+<h2>Lines by release</h2>
+<div class="pair">
+{{>CHART}}
+<div class="table-wrap">
+<table>
+<caption>Lines here by the release that wrote them{{#SKIPPED}}; {{COUNT}} releases with no lines here are left out{{/SKIPPED}}.</caption>
+<thead><tr><th scope="col">Release</th><th scope="col" class="num">Lines today</th><th scope="col" class="num">Share</th></tr></thead>
+<tbody>
+{{#RELEASE}}
+<tr class="{{CLASS}}"><th scope="row"><a href="releases.html#{{ID}}">{{NAME}}</a></th><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td></tr>
+{{/RELEASE}}
+</tbody>
+<tfoot><tr><th scope="row">All</th><td class="num">{{LINES}}</td><td class="num">100.00%</td></tr></tfoot>
+</table>
+</div>
+</div>
+</section>
+
+{{#CHILDREN}}
+<section id="directories">
+<h2>Directories</h2>
+<div class="table-wrap">
+<table>
+<caption>What is below {{PATH}}/</caption>
+<thead><tr><th scope="col">Directory</th><th scope="col" class="num">Files</th><th scope="col" class="num">Lines</th><th scope="col" class="num">Of {{PATH}}/</th><th scope="col" class="num">From {{FIRST}}</th><th scope="col" class="num">Untouched files</th></tr></thead>
+<tbody>
+{{#CHILD}}
+<tr><th scope="row"><a href="{{HREF}}">{{NAME}}</a></th><td class="num">{{FILES}}</td><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td><td class="num">{{FIRST_SHARE}}%</td><td class="num">{{UNTOUCHED}}</td></tr>
+{{/CHILD}}
+{{#OWN}}
+<tr class="own"><th scope="row">files directly in {{PATH}}/</th><td class="num">{{FILES}}</td><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td><td class="num">{{FIRST_SHARE}}%</td><td class="num">{{UNTOUCHED}}</td></tr>
+{{/OWN}}
+</tbody>
+</table>
+</div>
+</section>
+{{/CHILDREN}}
+
+{{#UNTOUCHED_LIST}}
+<section id="untouched">
+<h2>Untouched files</h2>
+<div class="table-wrap">
+<table>
+<caption>{{COUNT}} files here whose every line comes from {{FIRST}}. <a href="untouched.html">All untouched files</a></caption>
+<thead><tr><th scope="col">File</th><th scope="col" class="num">Lines</th></tr></thead>
+<tbody>
+{{#FILE}}
+<tr><td class="path">{{PATH}}</td><td class="num">{{LINES}}</td></tr>
+{{/FILE}}
+</tbody>
+</table>
+</div>
+</section>
+{{/UNTOUCHED_LIST}}
+{{>FOOTER}}

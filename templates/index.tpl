@@ -1,0 +1,97 @@
+{{%AUTOESCAPE context="HTML"}}
+{{>HEADER}}
+<h1>How old is the code in {{REPO}}?</h1>
+{{#HEADLINE}}
+<p class="headline"><strong>{{FIRST_SHARE}}%</strong> of the code at {{REV}} dates back to {{FIRST}}.</p>
+{{/HEADLINE}}
+{{#NO_LINES}}
+<p class="headline">{{REV}} has no lines of text to measure.</p>
+{{/NO_LINES}}
+<p>{{LINES}} lines of text in {{FILES}} files at {{REV}} (commit <code>{{SHORT}}</code> of {{COMMIT_DATE}}), attributed to the {{NRELEASES}} releases that wrote them.
+{{#NEWEST}}The newest release, {{NAME}}, wrote {{SHARE}}% of them.{{/NEWEST}}
+{{#UNRELEASED}}{{SHARE}}% ({{LINES}} lines) is newer than any release.{{/UNRELEASED}}
+{{#UNTOUCHED}}<a href="untouched.html">{{FILES}} files</a> ({{LINES}} lines) have not changed since {{FIRST}}.{{/UNTOUCHED}}</p>
+
+<section id="releases">
+<h2>Lines by release</h2>
+<div class="pair">
+{{>RELEASES_CHART}}
+<div class="table-wrap">
+<table>
+<caption>Lines at {{REV}} by the release that wrote them. <a href="data/releases.csv">releases.csv</a></caption>
+<thead><tr><th scope="col">Release</th><th scope="col">Tags</th><th scope="col">Dates</th><th scope="col" class="num">Commits</th><th scope="col" class="num">Lines today</th><th scope="col" class="num">Share</th></tr></thead>
+<tbody>
+{{#RELEASE}}
+<tr class="{{CLASS}}"><th scope="row"><a href="releases.html#{{ID}}">{{NAME}}</a></th><td>{{TAGS}}</td><td class="date">{{DATES}}</td><td class="num">{{COMMITS}}</td><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td></tr>
+{{/RELEASE}}
+</tbody>
+<tfoot><tr><th scope="row">All</th><td></td><td></td><td class="num">{{COMMITS}}</td><td class="num">{{LINES}}</td><td class="num">100.00%</td></tr></tfoot>
+</table>
+</div>
+</div>
+</section>
+
+<section id="subsystems">
+<h2>Old code by subsystem</h2>
+<p>The share of each top-level directory's lines that {{FIRST}} wrote; files in the root directory count under “.”.</p>
+<div class="pair">
+{{>SUBSYSTEMS_CHART}}
+<div class="table-wrap">
+<table>
+<caption>Subsystems at {{REV}}. <a href="data/subsystems.csv">subsystems.csv</a></caption>
+<thead><tr><th scope="col">Subsystem</th><th scope="col" class="num">Files</th><th scope="col" class="num">Lines</th><th scope="col" class="num">Of the tree</th><th scope="col" class="num">From {{FIRST}}</th><th scope="col" class="num">Untouched files</th></tr></thead>
+<tbody>
+{{#SUBSYSTEM}}
+<tr><th scope="row"><a href="{{HREF}}">{{NAME}}</a></th><td class="num">{{FILES}}</td><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td><td class="num">{{FIRST_SHARE}}%</td><td class="num">{{UNTOUCHED}}</td></tr>
+{{/SUBSYSTEM}}
+</tbody>
+<tfoot><tr><th scope="row">All</th><td class="num">{{FILES}}</td><td class="num">{{LINES}}</td><td class="num">100.00%</td><td class="num">{{FIRST_SHARE}}%</td><td class="num">{{UNTOUCHED_FILES}}</td></tr></tfoot>
+</table>
+</div>
+</div>
+{{>STACK_CHART}}
+</section>
+
+<section id="untouched">
+<h2>Untouched files</h2>
+<p>{{UNTOUCHED_FILES}} of {{FILES}} files ({{UNTOUCHED_LINES}} of {{LINES}} lines) are exactly as {{FIRST}} left them: every line still comes from that release.
+<a href="untouched.html">The list, by directory</a>; also as <a href="data/untouched.csv">untouched.csv</a>.</p>
+</section>
+
+<section id="method">
+<h2>How this was measured</h2>
+<p>Each line of every text file at {{REV}} is attributed to the commit that <code>git blame</code> names for it, and each commit to the release of the earliest tag that contains it.</p>
+<dl class="facts">
+<dt>Repository</dt><dd>{{REPO}}</dd>
+<dt>Revision</dt><dd>{{REV}}: commit <code class="hash">{{COMMIT}}</code> of {{COMMIT_DATE}}</dd>
+<dt>History</dt><dd>{{COMMITS}} commits{{#FIRST_PARENT}}, first parents only{{/FIRST_PARENT}}{{#SHALLOW}}; a shallow clone: {{BOUNDARY}} commits act as roots, so older code counts as theirs{{/SHALLOW}}{{#NOT_SHALLOW}}, complete (not a shallow clone){{/NOT_SHALLOW}}</dd>
+<dt>Release tags</dt><dd><code>{{TAGS_ERE}}</code>{{#GROUP_ERE}}, grouped by <code>{{GROUP_ERE}}</code>{{/GROUP_ERE}}{{#NO_GROUP}}, pre-releases folded into their release{{/NO_GROUP}}</dd>
+<dt>Blame</dt><dd>{{#IGNORE_WHITESPACE}}whitespace ignored (<code>-w</code>){{/IGNORE_WHITESPACE}}{{#WHITESPACE}}whitespace counts{{/WHITESPACE}}; {{DIFFS}} file diffs{{#IGNORE_REVS}}; ignoring {{COUNT}} revisions: {{#IGNORED}}<code class="hash">{{HASH}}</code> {{/IGNORED}}{{/IGNORE_REVS}}</dd>
+<dt>Files</dt><dd>{{#INCLUDE}}only <code>{{PATTERNS}}</code>{{/INCLUDE}}{{#ALL_FILES}}every text file{{/ALL_FILES}}{{#EXCLUDE}}, except <code>{{PATTERNS}}</code>{{/EXCLUDE}}; directories tallied {{DEPTH}} levels deep</dd>
+{{#TIMES}}
+<dt>Time taken</dt><dd>{{TOTAL}} s in all ({{HISTORY}} s reading history, {{BLAME}} s blaming) with {{JOBS}} jobs</dd>
+{{/TIMES}}
+<dt>strata</dt><dd>version {{VERSION}}; report made {{GENERATED}}</dd>
+</dl>
+</section>
+
+<section id="data">
+<h2>Data and charts</h2>
+<ul class="files">
+<li><a href="data/report.json">report.json</a>: everything in this report, with the parameters and timings</li>
+<li><a href="data/releases.csv">releases.csv</a>: lines and share per release, with tags, dates and commits</li>
+<li><a href="data/subsystems.csv">subsystems.csv</a>: lines per top-level directory and release</li>
+<li><a href="data/files.csv">files.csv</a>: lines per file and release</li>
+<li><a href="data/untouched.csv">untouched.csv</a>: files untouched since {{FIRST}}</li>
+</ul>
+<table class="charts">
+<caption>Charts, for articles and print</caption>
+<thead><tr><th scope="col">Chart</th><th scope="col">Files</th></tr></thead>
+<tbody>
+{{#CHART}}
+<tr><th scope="row">{{TITLE}}</th><td><a href="img/{{NAME}}.svg">SVG</a> · <a href="img/{{NAME}}.png">PNG</a> · <a href="img/{{NAME}}@2x.png">PNG at 2×</a></td></tr>
+{{/CHART}}
+</tbody>
+</table>
+</section>
+{{>FOOTER}}

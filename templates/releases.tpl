@@ -1,0 +1,59 @@
+{{%AUTOESCAPE context="HTML"}}
+{{>HEADER}}
+<h1>Releases</h1>
+<p class="headline">The {{LINES}} lines at {{REV}} were written over {{NRELEASES}} releases, from {{FIRST}} to {{LAST}}.</p>
+<div class="pair">
+{{>CHART}}
+<nav class="toc" aria-label="Releases">
+<div class="table-wrap">
+<table>
+<caption>Jump to a release</caption>
+<thead><tr><th scope="col">Release</th><th scope="col" class="num">Lines today</th><th scope="col" class="num">Share</th></tr></thead>
+<tbody>
+{{#RELEASE}}
+<tr class="{{CLASS}}"><th scope="row"><a href="#{{ID}}">{{NAME}}</a></th><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td></tr>
+{{/RELEASE}}
+</tbody>
+</table>
+</div>
+</nav>
+</div>
+{{#RELEASE}}
+<section id="{{ID}}" class="release {{CLASS}}">
+<h2>{{NAME}}</h2>
+<p>{{#SURVIVES}}<strong>{{LINES}}</strong> of its lines survive at {{REV}}: {{SHARE}}% of the code.{{/SURVIVES}}{{#GONE}}None of its lines survive at {{REV}}.{{/GONE}}
+{{#TAGGED}}Tagged from {{FIRST_DATE}} to {{LAST_DATE}}; {{/TAGGED}}{{#NOT_TAGGED}}Not in any release tag yet; {{/NOT_TAGGED}}{{COMMITS}} commits in its cycle.</p>
+<div class="columns">
+{{#TAGS}}
+<div class="table-wrap">
+<table class="tags">
+<caption>Tags</caption>
+<thead><tr><th scope="col">Tag</th><th scope="col">Date</th></tr></thead>
+<tbody>
+{{#TAG}}
+<tr><td><code>{{NAME}}</code></td><td class="date">{{DATE}}</td></tr>
+{{/TAG}}
+</tbody>
+</table>
+</div>
+{{/TAGS}}
+{{#WHERE}}
+<div class="table-wrap">
+<table class="where">
+<caption>Where its lines are now</caption>
+<thead><tr><th scope="col">Subsystem</th><th scope="col" class="num">Lines</th><th scope="col" class="num">Of these</th><th scope="col" class="num">Of the subsystem</th></tr></thead>
+<tbody>
+{{#DIR}}
+<tr><th scope="row"><a href="{{HREF}}">{{NAME}}</a></th><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td><td class="num">{{DIR_SHARE}}%</td></tr>
+{{/DIR}}
+{{#MORE}}
+<tr class="more"><th scope="row">{{COUNT}} more</th><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td><td></td></tr>
+{{/MORE}}
+</tbody>
+</table>
+</div>
+{{/WHERE}}
+</div>
+</section>
+{{/RELEASE}}
+{{>FOOTER}}

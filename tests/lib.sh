@@ -1,0 +1,450 @@
+# tests/lib.sh: helpers for strata's shell tests. Source it from a t-*.sh.
+#
+# A test script is a list of cases. Each case is a shell function that builds
+# one or more small repositories with git in its own directory and calls
+# `parity`, which compares `strata blame` with `git blame --porcelain` line by
+# line. `run_case NAME FUNCTION` runs one case in a subshell, so a failing
+# case is reported and the next one still runs; `finish` ends the script with
+# a non-zero status if any case failed.
+#
+# Repository helpers work on the current directory:
+#   repo_new DIR          git init DIR and cd into it
+#   put FILE [LINE...]    write FILE with one LINE per line (none: empty file)
+#   put_raw FILE STRING   write STRING exactly (use $'...' for \r, \0, ...)
+#   commit MSG            stage everything and commit, one tick later
+#   commit_index MSG      commit only what is staged
+#   commit_file FILE MSG [LINE...]   put + commit
+#   merge MSG BRANCH...   merge with --no-ff, one tick later
+#   tick [SECONDS]        advance the clock used for the next commit
+#   at EPOCH              set the clock to an absolute time
+#
+# Comparison:
+#   parity REPO REV [GIT-BLAME-OPTION...] [-- PATH...]
+# Options are spelled as for git blame and passed to both programs
+# (--first-parent, -w, --ignore-rev REV, --ignore-revs-file FILE); give
+# --ignore-revs-file an absolute path, as strata does not run inside REPO.
+
+set -euo pipefail
+
+export LC_ALL=C TZ=UTC
+# Nothing from the caller's git environment may leak into the repositories
+# we build, nor may the machine's or user's configuration: both would change
+# what git blame prints (blame.ignoreRevsFile, diff settings, ...).
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY \
+	GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_CONFIG GIT_CONFIG_PARAMETERS \
+	GIT_CONFIG_COUNT GIT_CEILING_DIRECTORIES GIT_NAMESPACE \
+	GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME \
+	GIT_COMMITTER_EMAIL XDG_CONFIG_HOME GIT_TRACE
+export GIT_CONFIG_NOSYSTEM=1 GIT_MERGE_AUTOEDIT=no GIT_TERMINAL_PROMPT=0
+
+: "${STRATA:?STRATA must name the strata binary (tests/run sets it)}"
+case $STRATA in /*) ;; *) STRATA=$PWD/$STRATA ;; esac
+[ -x "$STRATA" ] || { echo "not executable: $STRATA" >&2; exit 1; }
+
+# The test's own scratch space, removed however the script ends.
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/strata-t.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+export HOME=$WORK/home
+mkdir -p "$HOME"
+cat >"$HOME/.gitconfig" <<'EOF'
+[user]
+	name = Strata Tester
+	email = tester@example.com
+[init]
+	defaultBranch = main
+[commit]
+	gpgSign = false
+[tag]
+	gpgSign = false
+[core]
+	autocrlf = false
+	safecrlf = false
+[gc]
+	auto = 0
+[advice]
+	detachedHead = false
+[protocol "file"]
+	allow = always
+EOF
+
+# --- the clock --------------------------------------------------------------
+
+# Every commit gets its own, increasing date, so histories are identical on
+# every run and every machine (same commit ids), and date order is the
+# topological order unless a test says otherwise (`at`).
+_clock=1600000000
+at() {
+	_clock=$1
+	export GIT_AUTHOR_DATE="@$_clock +0000" GIT_COMMITTER_DATE="@$_clock +0000"
+}
+tick() {
+	at $((_clock + ${1:-60}))
+}
+at $_clock
+
+# --- building repositories -------------------------------------------------
+
+repo_new() {
+	git init -q "$1"
+	cd "$1"
+}
+
+put() {
+	local f=$1
+	shift
+	case $f in */*) mkdir -p -- "${f%/*}" ;; esac
+	if [ $# -gt 0 ]; then
+		printf '%s\n' "$@" >"$f"
+	else
+		: >"$f"
+	fi
+}
+
+put_raw() {
+	case $1 in */*) mkdir -p -- "${1%/*}" ;; esac
+	printf '%s' "$2" >"$1"
+}
+
+# `lines PREFIX FROM TO`: numbered lines PREFIX<N>, without blanks so that
+# `put f $(lines x 1 9)` splits into one argument per line.
+lines() {
+	local i
+	for ((i = $2; i <= $3; i++)); do
+		printf '%s%d\n' "$1" "$i"
+	done
+}
+
+# `rep N LINE`: LINE N times (`yes | head` would fail under pipefail).
+rep() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		printf '%s\n' "$2"
+	done
+}
+
+commit() {
+	git add -A
+	tick
+	git commit -q --allow-empty --no-verify -m "$1"
+}
+
+# Commit what is staged, nothing more.
+commit_index() {
+	tick
+	git commit -q --allow-empty --no-verify -m "$1"
+}
+
+commit_file() {
+	local f=$1 msg=$2
+	shift 2
+	put "$f" "$@"
+	commit "$msg"
+}
+
+merge() {
+	local msg=$1
+	shift
+	tick
+	git merge -q --no-ff --no-edit -m "$msg" "$@"
+}
+
+# Add a gitlink (a submodule entry) at PATH pointing at COMMIT, without a
+# submodule checkout: blame must treat it as "not a text file".
+add_gitlink() {
+	git update-index --add --cacheinfo "160000,$2,$1"
+}
+
+# --- cases -----------------------------------------------------------------
+
+_cases=0
+_failed=0
+_failed_names=
+
+# run_case NAME FUNCTION [ARG...]: run FUNCTION in a subshell inside a fresh
+# directory with errexit on (it is off in `if` conditions, hence the dance),
+# so one broken case neither stops nor poisons the next.
+run_case() {
+	local name=$1 rc
+	shift
+	local dir=$WORK/case-$name
+	mkdir -p "$dir"
+	set +e
+	(
+		set -eE
+		# errexit alone ends the case without a word about why.
+		trap 'echo "error: \"$BASH_COMMAND\" failed (status $?)"' ERR
+		cd "$dir"
+		"$@"
+	) >"$dir.log" 2>&1
+	rc=$?
+	set -e
+	_cases=$((_cases + 1))
+	if [ $rc = 0 ]; then
+		echo "  ok $name"
+	else
+		_failed=$((_failed + 1))
+		_failed_names="$_failed_names $name"
+		echo "  FAIL $name"
+		sed -e 's/^/    | /' "$dir.log" | tail -n 60
+	fi
+	rm -rf "$dir"
+}
+
+finish() {
+	echo "$_cases cases, $_failed failed${_failed_names:+:$_failed_names}"
+	[ "$_failed" = 0 ]
+}
+
+# --- parity ----------------------------------------------------------------
+
+# text_files REPO REV: the text files at REV, NUL-terminated, in tree order.
+# A text file is a blob of mode 100644 or 100755, non-empty, with no NUL in
+# its first 8000 bytes (the contract; git blame itself blames anything).
+text_files() {
+	perl -e '
+		use strict; use warnings; use IPC::Open2;
+		my ($repo, $rev) = @ARGV;
+		open(my $ls, "-|", "git", "-C", $repo, "ls-tree", "-r", "-z",
+		     "--full-tree", $rev) or die "ls-tree: $!";
+		my @blobs;
+		{
+			local $/ = "\0";
+			while (my $e = <$ls>) {
+				chomp $e;
+				my ($meta, $path) = split /\t/, $e, 2;
+				my ($mode, $type, $oid) = split / /, $meta;
+				push @blobs, [$oid, $path]
+				    if $type eq "blob" &&
+				       ($mode eq "100644" || $mode eq "100755");
+			}
+		}
+		close $ls or die "git ls-tree $rev failed\n";
+		my $pid = open2(my $out, my $in, "git", "-C", $repo,
+				"cat-file", "--batch");
+		binmode $out; binmode STDOUT;
+		for my $b (@blobs) {
+			print $in "$b->[0]\n";
+			$in->flush;
+			my $head = <$out>;
+			my (undef, undef, $size) = split / /, $head;
+			my $data = "";
+			while (length($data) < $size + 1) {
+				read($out, $data, $size + 1 - length($data),
+				     length($data)) or die "short read\n";
+			}
+			next if $size == 0;
+			next if index(substr($data, 0, 8000), "\0") >= 0;
+			print "$b->[1]\0";
+		}
+		close $in; waitpid $pid, 0;
+	' "$1" "$2"
+}
+
+# Expanded form, one line of a file per line: PATH<TAB>LINE<TAB>COMMIT, with
+# backslash, tab and newline in PATH escaped so any name fits on one line.
+_PERL_ENC='sub enc { my $s = shift; $s =~ s/\\/\\\\/g; $s =~ s/\t/\\t/g;
+	$s =~ s/\n/\\n/g; return $s; }'
+
+# git_expand REPO REV PATHS-FILE [OPTION...]: git blame each NUL-separated
+# path of PATHS-FILE and print the expanded form.
+git_expand() {
+	local repo=$1 rev=$2 list=$3 p
+	shift 3
+	while IFS= read -r -d '' p; do
+		git -C "$repo" blame --porcelain "$@" "$rev" -- "$p" |
+			P=$p perl -ne "$_PERL_ENC"'
+				BEGIN { $p = enc($ENV{P}); }
+				print "$p\t$2\t$1\n"
+				    if /^([0-9a-f]{40}) \d+ (\d+)(?: \d+)?$/;'
+	done <"$list"
+}
+
+# strata_expand OUT FILES-OUT: check strata's raw output (stdin) for form,
+# order and maximal runs, print the expanded form to OUT and the (escaped)
+# names of the files it printed to FILES-OUT.
+strata_expand() {
+	perl -e "$_PERL_ENC"'
+		use strict; use warnings;
+		my ($out, $files) = @ARGV;
+		open(my $o, ">", $out) or die;
+		open(my $f, ">", $files) or die;
+		binmode STDIN;
+		my @runs;
+		while (my $l = <STDIN>) {
+			chomp $l;
+			if ($l =~ /^([0-9a-f]{40})\t([0-9]+)\t([0-9]+)\t(.*)$/s) {
+				push @runs, [$1, $2, $3, $4];
+			} elsif (@runs) {
+				# A path with a newline, printed raw.
+				$runs[-1][3] .= "\n$l";
+			} else {
+				die "strata: malformed line 1: $l\n";
+			}
+		}
+		my ($prev, $err) = (undef, 0);
+		for my $r (@runs) {
+			my ($c, $s, $n, $p) = @$r;
+			my $where = enc($p) . ":$s";
+			if ($s < 1 || $n < 1) {
+				warn "strata: empty or zero-based run at $where\n";
+				$err++;
+			}
+			if (!defined $prev || $prev->[3] ne $p) {
+				if (defined $prev && ($prev->[3] cmp $p) > 0) {
+					warn "strata: paths not sorted bytewise at " .
+					    enc($p) . "\n";
+					$err++;
+				}
+				if ($s != 1) {
+					warn "strata: $where: first run does not start at 1\n";
+					$err++;
+				}
+				print $f enc($p), "\n";
+			} else {
+				my $end = $prev->[1] + $prev->[2];
+				if ($s != $end) {
+					warn "strata: $where: run starts at $s, expected $end" .
+					    " (gap, overlap or unsorted)\n";
+					$err++;
+				}
+				if ($prev->[0] eq $c) {
+					warn "strata: $where: run not maximal (same commit" .
+					    " as the run before)\n";
+					$err++;
+				}
+			}
+			my $ep = enc($p);
+			print $o "$ep\t", $s + $_, "\t$c\n" for 0 .. $n - 1;
+			$prev = $r;
+		}
+		exit($err ? 1 : 0);
+	' "$1" "$2"
+}
+
+# compare_expanded REPO EXPECTED ACTUAL: report the first differences, with
+# commit subjects, so a failure can be read without rerunning anything.
+compare_expanded() {
+	perl -e '
+		use strict; use warnings;
+		my ($repo, $exp, $act) = @ARGV;
+		my (%want, %got, @order);
+		open(my $e, "<", $exp) or die;
+		while (<$e>) { chomp; my ($p, $l, $c) = split /\t/;
+			push @order, "$p\t$l"; $want{"$p\t$l"} = $c; }
+		open(my $a, "<", $act) or die;
+		while (<$a>) { chomp; my ($p, $l, $c) = split /\t/;
+			if (exists $got{"$p\t$l"}) { print "strata: $p:$l printed twice\n"; }
+			$got{"$p\t$l"} = $c; }
+		my %subj;
+		my $subject = sub {
+			my $c = shift;
+			return "" unless defined $c;
+			$subj{$c} //= do {
+				my $s = `git -C "$repo" log -1 --format=%s $c 2>/dev/null`;
+				chomp $s; $s;
+			};
+			return substr($c, 0, 10) . " ($subj{$c})";
+		};
+		my ($bad, %badfiles) = (0);
+		for my $k (@order) {
+			my $g = $got{$k};
+			next if defined $g && $g eq $want{$k};
+			$bad++;
+			my ($p, $l) = split /\t/, $k;
+			$badfiles{$p}++;
+			printf "  %s:%s git %s, strata %s\n", $p, $l,
+			    $subject->($want{$k}),
+			    defined $g ? $subject->($g) : "nothing"
+			    if $bad <= 20;
+		}
+		for my $k (sort keys %got) {
+			next if exists $want{$k};
+			$bad++;
+			my ($p, $l) = split /\t/, $k;
+			$badfiles{$p}++;
+			print "  $p:$l strata printed a line git does not have\n"
+			    if $bad <= 20;
+		}
+		if ($bad) {
+			my @f = sort keys %badfiles;
+			my $nf = @f;
+			splice(@f, 8) if @f > 8;
+			printf "%d of %d lines differ, in %d file(s): %s\n", $bad,
+			    scalar(@order), $nf, join(" ", @f);
+			exit 1;
+		}
+	' "$@"
+}
+
+# run_strata REPO REV OUT [OPTION...] [-- PATH...]: run strata blame, fail
+# on a non-zero exit or anything on stderr other than nothing.
+run_strata() {
+	local repo=$1 rev=$2 out=$3 rc=0
+	shift 3
+	"$STRATA" blame "$repo" --rev "$rev" --quiet "$@" >"$out" 2>"$out.err" ||
+		rc=$?
+	if [ $rc != 0 ]; then
+		echo "strata blame $repo --rev $rev $* exited with $rc:"
+		head -n 20 "$out.err"
+		return 1
+	fi
+}
+
+# parity REPO REV [OPTION...] [-- PATH...]: strata blame and git blame must
+# attribute every line of every text file (or of the PATHs) to the same
+# commit, and strata must print exactly the text files.
+parity() {
+	local repo rev opts=() paths=() have_paths=0 d
+	repo=$(cd "$1" && pwd)
+	rev=$2
+	shift 2
+	while [ $# -gt 0 ]; do
+		if [ "$1" = -- ]; then
+			have_paths=1
+			shift
+			paths=("$@")
+			break
+		fi
+		opts+=("$1")
+		shift
+	done
+	d=$(mktemp -d "$WORK/parity.XXXXXX")
+
+	text_files "$repo" "$rev" >"$d/all"
+	if [ $have_paths = 1 ]; then
+		# Keep the requested paths that are text files, in tree order.
+		printf '%s\0' "${paths[@]}" >"$d/want"
+		perl -0 -e 'open(W, "<", $ARGV[0]); my %w = map { $_ => 1 } <W>;
+			open(A, "<", $ARGV[1]); print grep { $w{$_} } <A>;' \
+			"$d/want" "$d/all" >"$d/list"
+		run_strata "$repo" "$rev" "$d/strata" "${opts[@]}" -- "${paths[@]}"
+	else
+		cp "$d/all" "$d/list"
+		run_strata "$repo" "$rev" "$d/strata" "${opts[@]}"
+	fi
+
+	local ok=0
+	strata_expand "$d/actual" "$d/printed" <"$d/strata" || ok=1
+	git_expand "$repo" "$rev" "$d/list" "${opts[@]}" >"$d/expected"
+
+	# The set of files: none missing, no binary/symlink/gitlink/empty extra.
+	perl -0 -ne "$_PERL_ENC"'chomp; print enc($_), "\n"' "$d/list" |
+		sort >"$d/files.want"
+	sort "$d/printed" >"$d/files.got"
+	if ! cmp -s "$d/files.want" "$d/files.got"; then
+		ok=1
+		comm -23 "$d/files.want" "$d/files.got" | head -n 10 |
+			sed 's/^/  missing from strata: /'
+		comm -13 "$d/files.want" "$d/files.got" | head -n 10 |
+			sed 's/^/  printed by strata but not a text file here: /'
+	fi
+	compare_expanded "$repo" "$d/expected" "$d/actual" || ok=1
+	if [ $ok != 0 ]; then
+		echo "parity FAILED: $repo at $rev ${opts[*]}" \
+			"${paths[*]:+-- ${paths[*]}}"
+		return 1
+	fi
+	echo "parity ok: ${repo##*/} at $rev ${opts[*]}" \
+		"($(wc -l <"$d/expected") lines, $(wc -l <"$d/files.want") files)"
+	rm -rf "$d"
+}
