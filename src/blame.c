@@ -724,6 +724,47 @@ static int load_blob(git_blob **out, git_repository *git, const git_oid *oid)
 	return 0;
 }
 
+/*
+ * The last few blobs a worker read. Versions are diffed in the order of a
+ * depth-first walk from the tip, so a version's origin is usually the next
+ * version diffed: its blob is read once, not twice.
+ */
+#define BLOB_CACHE 4
+
+struct blob_cache {
+	git_blob *b[BLOB_CACHE];
+	unsigned next;
+};
+
+static int blob_get(git_blob **out, struct blob_cache *c, git_repository *git,
+		    const git_oid *oid)
+{
+	unsigned i;
+	int rc;
+
+	for (i = 0; i < BLOB_CACHE; i++) {
+		if (c->b[i] && git_oid_equal(git_blob_id(c->b[i]), oid)) {
+			*out = c->b[i];
+			return 0;
+		}
+	}
+	i = c->next++ % BLOB_CACHE;
+	git_blob_free(c->b[i]);
+	c->b[i] = NULL;
+	if ((rc = load_blob(&c->b[i], git, oid)) < 0)
+		return rc;
+	*out = c->b[i];
+	return 0;
+}
+
+static void blob_cache_release(struct blob_cache *c)
+{
+	unsigned i;
+
+	for (i = 0; i < BLOB_CACHE; i++)
+		git_blob_free(c->b[i]);
+}
+
 static int apply_ignore(struct version *v, const char *t, size_t tlen,
 			const char **pbuf, const size_t *plen)
 {
@@ -777,9 +818,10 @@ done:
 }
 
 static int diff_version(struct version *v, git_repository *git,
-			struct diff_result *dr, unsigned flags)
+			struct blob_cache *bc, struct diff_result *dr,
+			unsigned flags)
 {
-	git_blob *tb = NULL, *pb[8] = {0}, **pbs = pb;
+	git_blob *tb = NULL, *pb;
 	const char *pbuf[8], **pbufs = pbuf;
 	size_t plen[8], *plens = plen;
 	const char *t;
@@ -787,16 +829,18 @@ static int diff_version(struct version *v, git_repository *git,
 	uint16_t k;
 	int rc;
 
-	if ((rc = load_blob(&tb, git, &v->oid)) < 0)
+	if ((rc = blob_get(&tb, bc, git, &v->oid)) < 0)
 		return rc;
+	/* Keep the target while the origins come and go through the cache. */
+	if ((rc = git_blob_dup(&tb, tb)) < 0)
+		return error_git("unable to read a blob");
 	t = git_blob_rawcontent(tb);
 	tlen = (size_t)git_blob_rawsize(tb);
 	v->nlines = diff_count_lines(t, tlen);
 	if (v->norigins > 8) {
-		pbs = calloc(v->norigins, sizeof(*pbs));
 		pbufs = calloc(v->norigins, sizeof(*pbufs));
 		plens = calloc(v->norigins, sizeof(*plens));
-		if (!pbs || !pbufs || !plens) {
+		if (!pbufs || !plens) {
 			rc = error_oom();
 			goto done;
 		}
@@ -804,10 +848,10 @@ static int diff_version(struct version *v, git_repository *git,
 	for (k = 0; k < v->norigins; k++) {
 		struct origin *o = &v->origins[k];
 
-		if ((rc = load_blob(&pbs[k], git, &o->src->oid)) < 0)
+		if ((rc = blob_get(&pb, bc, git, &o->src->oid)) < 0)
 			goto done;
-		pbufs[k] = git_blob_rawcontent(pbs[k]);
-		plens[k] = (size_t)git_blob_rawsize(pbs[k]);
+		pbufs[k] = git_blob_rawcontent(pb);
+		plens[k] = (size_t)git_blob_rawsize(pb);
 		rc = diff_buffers(dr, pbufs[k], plens[k], t, tlen, flags);
 		if (rc < 0)
 			goto done;
@@ -821,13 +865,29 @@ static int diff_version(struct version *v, git_repository *git,
 			memcpy(o->hunks, dr->hunks, dr->n * sizeof(*o->hunks));
 		}
 	}
-	if (v->ignored && v->norigins)
-		rc = apply_ignore(v, t, tlen, pbufs, plens);
+	if (v->ignored && v->norigins) {
+		/* The guesses need every parent at once. */
+		git_blob **held = calloc(v->norigins, sizeof(*held));
+
+		if (!held) {
+			rc = error_oom();
+			goto done;
+		}
+		for (k = 0; k < v->norigins && rc == 0; k++) {
+			rc = load_blob(&held[k], git, &v->origins[k].src->oid);
+			if (rc == 0) {
+				pbufs[k] = git_blob_rawcontent(held[k]);
+				plens[k] = (size_t)git_blob_rawsize(held[k]);
+			}
+		}
+		if (rc == 0)
+			rc = apply_ignore(v, t, tlen, pbufs, plens);
+		for (k = 0; k < v->norigins; k++)
+			git_blob_free(held[k]);
+		free(held);
+	}
 done:
-	for (k = 0; k < v->norigins; k++)
-		git_blob_free(pbs[k]);
-	if (pbs != pb) {
-		free(pbs);
+	if (pbufs != pbuf) {
 		free(pbufs);
 		free(plens);
 	}
@@ -835,11 +895,14 @@ done:
 	return rc;
 }
 
+#define WORK_CHUNK 64
+
 static void *worker(void *arg)
 {
 	struct work *W = arg;
 	git_repository *git = NULL;
 	struct diff_result dr = {0};
+	struct blob_cache bc = {{0}, 0};
 
 	if (git_repository_open_ext(&git,
 			git_repository_path(W->E->repo->git),
@@ -848,13 +911,18 @@ static void *worker(void *arg)
 		goto fail;
 	}
 	for (;;) {
-		size_t i = atomic_fetch_add(&W->next, 1);
+		/* Runs of neighbours, so that chains stay on one thread. */
+		size_t b = atomic_fetch_add(&W->next, WORK_CHUNK), e, i;
 
-		if (i >= W->n || atomic_load(&W->failed))
+		if (b >= W->n || atomic_load(&W->failed))
 			break;
-		if (diff_version(W->list[i], git, &dr, W->flags) < 0)
-			goto fail;
-		atomic_fetch_add(&W->done, 1);
+		e = b + WORK_CHUNK < W->n ? b + WORK_CHUNK : W->n;
+		for (i = b; i < e; i++) {
+			if (diff_version(W->list[i], git, &bc, &dr,
+					 W->flags) < 0)
+				goto fail;
+		}
+		atomic_fetch_add(&W->done, e - b);
 	}
 	goto out;
 fail:
@@ -864,6 +932,7 @@ fail:
 	atomic_store(&W->failed, 1);
 	pthread_mutex_unlock(&W->lock);
 out:
+	blob_cache_release(&bc);
 	diff_result_release(&dr);
 	git_repository_free(git);
 	return NULL;
@@ -981,6 +1050,15 @@ static int evaluate(struct version *v, unsigned char *taken)
 	return 0;
 }
 
+static double elapsed(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 static int seq_cmp(const void *a, const void *b)
 {
 	const struct version *x = *(struct version *const *)a;
@@ -1077,9 +1155,11 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	size_t ntips = 0, tips_alloc = 0, n = 0, alloc = 0, sp = 0, i;
 	size_t stack_alloc = 0;
 	uint32_t maxlines = 0, c;
+	struct timespec t0;
 	int rc = 0;
 
 	*out = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&E, 0, sizeof(E));
 	E.repo = repo;
 	E.h = h;
@@ -1107,6 +1187,7 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	}
 	rename_detector_free(E.rd);
 	E.rd = NULL;
+	res->seconds_walk = elapsed(&t0);
 	if ((rc = list_tip(&E, E.roots[h->n - 1], 0, &tips, &ntips,
 			   &tips_alloc)) < 0)
 		goto done;
@@ -1175,10 +1256,14 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 			stack[sp++] = s;
 		}
 	}
-	qsort(list, n, sizeof(*list), seq_cmp);
-	/* Stage 2. */
+	/* Stage 2, in depth-first order (see struct blob_cache). */
+	res->nversions = n;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((rc = diff_all(&E, list, n)) < 0)
 		goto done;
+	res->seconds_diff = elapsed(&t0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	qsort(list, n, sizeof(*list), seq_cmp);
 	res->ndiffs = 0;
 	for (i = 0; i < n; i++) {
 		res->ndiffs += list[i]->norigins;
@@ -1233,6 +1318,7 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 		res->nlines += v->nlines;
 	}
 	qsort(res->files, res->nfiles, sizeof(*res->files), file_cmp);
+	res->seconds_eval = elapsed(&t0);
 done:
 	for (i = 0; i < ntips; i++)
 		free(tips[i].path);

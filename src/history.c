@@ -152,11 +152,13 @@ int history_load(struct history **out, struct repository *repo,
 	/* Breadth-first over parents; every commit read once. */
 	for (i = 0; i < L.n; i++) {
 		for (j = 0; j < L.raw[i].nparents; j++) {
-			const git_oid *p = &L.pool[L.raw[i].first_parent_oid + j];
+			/* A copy: add_commit() may move the pool. */
+			git_oid p = L.pool[L.raw[i].first_parent_oid + j];
 
-			if (lookup(L.slots, L.nslots, L.raw, sizeof(*L.raw), p) >= 0)
+			if (lookup(L.slots, L.nslots, L.raw, sizeof(*L.raw),
+				   &p) >= 0)
 				continue;
-			if ((rc = add_commit(&L, repo, p, first_parent)) < 0)
+			if ((rc = add_commit(&L, repo, &p, first_parent)) < 0)
 				goto done;
 		}
 	}

@@ -54,6 +54,7 @@ struct blob_info {
 	int indexed;
 	struct span *spans;       /* sorted by hash */
 	size_t nspans;
+	uint64_t hashed;          /* bytes in chunks (sum of counts) */
 	struct blob_info *chain;  /* next in the same bucket */
 	struct blob_info *newer, *older;
 };
@@ -95,6 +96,13 @@ struct oid_group {
 	uint32_t head, tail;
 };
 
+/* A source that passes the size pre-check, and what it can score. */
+struct pending {
+	uint32_t src;
+	int bound;
+	int score;                /* -1 until computed */
+};
+
 /* Sources sharing one basename: the first of them and how many. */
 struct base_slot {
 	uint32_t first, count;
@@ -109,6 +117,8 @@ struct rename_sources {
 	size_t gmask;
 	struct base_slot *bases;
 	size_t bmask;
+	struct pending *pend;     /* scratch for one lookup */
+	int *scores;              /* scratch: each source's score */
 };
 
 /* One entry of the scoreboard (git's struct diff_score). */
@@ -381,6 +391,7 @@ static int info_index(struct rename_detector *rd, struct blob_info *e)
 		for (i = 0; i < nkeys; i++) {
 			e->spans[i].hash = rd->keys[i];
 			e->spans[i].cnt = rd->counts[rd->keys[i]];
+			e->hashed += e->spans[i].cnt;
 			rd->counts[rd->keys[i]] = 0;
 		}
 	}
@@ -421,6 +432,21 @@ static uint64_t count_copied(const struct blob_info *s,
 }
 
 /*
+ * estimate_similarity()'s size pre-check: sizes too far apart for
+ * `min_score` are not even compared. Equivalent to "the smaller is at
+ * least min_score/MAX of the larger", written as git writes it.
+ */
+static int size_passes(int64_t src_size, int64_t dst_size, int min_score)
+{
+	const double max_score = RENAME_MAX_SCORE;
+	uint64_t ss = (uint64_t)src_size, ds = (uint64_t)dst_size;
+	uint64_t max = ss > ds ? ss : ds, base = ss < ds ? ss : ds;
+
+	return !((double)max * (max_score - min_score) <
+		 (double)(max - base) * max_score);
+}
+
+/*
  * git's estimate_similarity() for two regular files of known sizes. The
  * size pre-check matters beyond speed: it turns a low score into 0, and
  * the scoreboard's choice among equal winners depends on the losers'
@@ -432,13 +458,12 @@ static int similarity(int *out, struct rename_detector *rd,
 {
 	const double max_score = RENAME_MAX_SCORE;
 	uint64_t ss = (uint64_t)src_size, ds = (uint64_t)dst_size;
-	uint64_t max = ss > ds ? ss : ds, base = ss < ds ? ss : ds;
-	uint64_t delta = max - base;
+	uint64_t max = ss > ds ? ss : ds;
 	struct blob_info *s;
 	int err;
 
 	*out = 0;
-	if ((double)max * (max_score - min_score) < (double)delta * max_score)
+	if (!size_passes(src_size, dst_size, min_score))
 		return 0;
 	if ((err = cache_get(&s, rd, src_oid)) < 0 ||
 	    (err = info_index(rd, s)) < 0 ||
@@ -620,7 +645,10 @@ int rename_sources_new(struct rename_sources **out, struct rename_detector *rd,
 	rs->paths = malloc(total ? total : 1);
 	rs->groups = malloc(tsize * sizeof(*rs->groups));
 	rs->bases = malloc(tsize * sizeof(*rs->bases));
-	if (!rs->src || !rs->paths || !rs->groups || !rs->bases) {
+	rs->pend = malloc((nsrcs ? nsrcs : 1) * sizeof(*rs->pend));
+	rs->scores = malloc((nsrcs ? nsrcs : 1) * sizeof(*rs->scores));
+	if (!rs->src || !rs->paths || !rs->groups || !rs->bases ||
+	    !rs->pend || !rs->scores) {
 		err = error_oom();
 		goto done;
 	}
@@ -681,6 +709,8 @@ void rename_sources_free(struct rename_sources *rs)
 	free(rs->paths);
 	free(rs->groups);
 	free(rs->bases);
+	free(rs->pend);
+	free(rs->scores);
 	free(rs);
 }
 
@@ -747,6 +777,145 @@ static const struct cand *board_best(const struct cand *board)
 	return &board[best];
 }
 
+/*
+ * The most a source of src_size can score against d: the copied bytes are
+ * at most the source's size and at most the bytes in d's chunks.
+ */
+static int score_bound(int64_t src_size, int64_t dst_size,
+		       const struct blob_info *d)
+{
+	uint64_t ss = (uint64_t)src_size, ds = (uint64_t)dst_size;
+	uint64_t max = ss > ds ? ss : ds;
+	uint64_t most = ss < d->hashed ? ss : d->hashed;
+
+	if (!max)
+		return 0;
+	return (int)((double)most * RENAME_MAX_SCORE / (double)max);
+}
+
+static int pending_cmp(const void *a_, const void *b_)
+{
+	const struct pending *a = a_, *b = b_;
+
+	if (a->bound != b->bound)
+		return a->bound > b->bound ? -1 : 1;
+	return a->src < b->src ? -1 : a->src > b->src;
+}
+
+/*
+ * Replay git's scoreboard over every source in order, with the scores in
+ * rs->scores (0 for those that fail the pre-check or are not files).
+ */
+static void board_replay(int *out, struct rename_sources *rs,
+			 const char *base, size_t baselen, uint32_t basehash)
+{
+	struct cand board[SLOTS];
+	const struct cand *best;
+	uint32_t i;
+
+	memset(board, 0, sizeof(board));
+	for (i = 0; i < rs->n; i++) {
+		struct cand c;
+
+		c.used = 1;
+		c.src = i;
+		c.score = rs->scores[i];
+		c.name = same_base(&rs->src[i], base, baselen, basehash);
+		board_offer(board, &c);
+	}
+	best = board_best(board);
+	if (best->used && best->score >= MIN_SCORE)
+		*out = (int)best->src;
+}
+
+/*
+ * The similarity step. git scores every source into its scoreboard, but
+ * its answer is simply the best-ranked source (score, then basename)
+ * whenever that one is unique: it enters the board when it comes, since
+ * something there ranks strictly lower, and nothing can push it out. Only
+ * a tie at the top makes the slots matter. So score the sources that pass
+ * the size pre-check in order of the best they could score, stop when no
+ * source left can reach the best found, and replay the scoreboard only
+ * for a tie.
+ */
+static int board_pick(int *out, struct rename_sources *rs,
+		      struct blob_info *d, int64_t dsize, const char *base,
+		      size_t baselen, uint32_t basehash)
+{
+	struct rename_detector *rd = rs->rd;
+	struct pending *pend = rs->pend;
+	size_t np = 0, k, scored, ntop = 0;
+	int top = -1, top_name = 0, err;
+	uint32_t i, winner = NONE;
+
+	if ((err = info_index(rd, d)) < 0)
+		return err;
+	for (i = 0; i < rs->n; i++) {
+		int64_t ssize;
+
+		if (!is_regular(rs->src[i].mode))
+			continue;
+		if ((err = source_size(&ssize, rs, i)) < 0)
+			return err;
+		if (!size_passes(ssize, dsize, MIN_SCORE))
+			continue;
+		pend[np].src = i;
+		pend[np].bound = score_bound(ssize, dsize, d);
+		pend[np].score = -1;
+		np++;
+	}
+	qsort(pend, np, sizeof(*pend), pending_cmp);
+
+	for (k = 0; k < np; k++) {
+		const struct src_entry *s = &rs->src[pend[k].src];
+
+		if (pend[k].bound < MIN_SCORE || pend[k].bound < top)
+			break;
+		if ((err = similarity(&pend[k].score, rd, &s->oid, s->size,
+				      d, dsize, MIN_SCORE)) < 0)
+			return err;
+		if (pend[k].score > top)
+			top = pend[k].score;
+	}
+	scored = k;
+	if (top < MIN_SCORE)
+		return 0;
+
+	for (k = 0; k < scored; k++) {
+		int name;
+
+		if (pend[k].score != top)
+			continue;
+		name = same_base(&rs->src[pend[k].src], base, baselen,
+				 basehash);
+		if (name > top_name) {
+			top_name = name;
+			ntop = 0;
+		}
+		if (name == top_name) {
+			ntop++;
+			winner = pend[k].src;
+		}
+	}
+	if (ntop == 1) {
+		*out = (int)winner;
+		return 0;
+	}
+
+	for (k = scored; k < np; k++) {
+		const struct src_entry *s = &rs->src[pend[k].src];
+
+		if ((err = similarity(&pend[k].score, rd, &s->oid, s->size,
+				      d, dsize, MIN_SCORE)) < 0)
+			return err;
+	}
+	memset(rs->scores, 0, rs->n * sizeof(*rs->scores));
+	for (k = 0; k < np; k++)
+		rs->scores[pend[k].src] = pend[k].score;
+	board_replay(out, rs, base, baselen, basehash);
+	return 0;
+}
+
 static int find_exact(struct rename_sources *rs, const char *base,
 		      size_t baselen, uint32_t basehash, uint32_t dst_mode,
 		      const git_oid *dst_oid)
@@ -780,8 +949,6 @@ int rename_sources_find(int *out, struct rename_sources *rs,
 	const char *base = base_of(dst_path);
 	size_t baselen = strlen(base);
 	uint32_t basehash = str_hash(base, baselen);
-	struct cand board[SLOTS];
-	const struct cand *best;
 	struct base_slot *b;
 	struct blob_info *d;
 	int64_t dsize, ssize;
@@ -831,26 +998,7 @@ int rename_sources_find(int *out, struct rename_sources *rs,
 	if ((uint64_t)rs->n > (uint64_t)RENAME_LIMIT * RENAME_LIMIT)
 		goto done;
 
-	memset(board, 0, sizeof(board));
-	for (i = 0; i < rs->n; i++) {
-		const struct src_entry *s = &rs->src[i];
-		struct cand c;
-
-		c.used = 1;
-		c.src = i;
-		c.score = 0;
-		c.name = same_base(s, base, baselen, basehash);
-		if (is_regular(s->mode)) {
-			if ((err = source_size(&ssize, rs, i)) < 0 ||
-			    (err = similarity(&c.score, rd, &s->oid, ssize,
-					      d, dsize, MIN_SCORE)) < 0)
-				goto done;
-		}
-		board_offer(board, &c);
-	}
-	best = board_best(board);
-	if (best->used && best->score >= MIN_SCORE)
-		*out = (int)best->src;
+	err = board_pick(out, rs, d, dsize, base, baselen, basehash);
 done:
 	cache_trim(rd);
 	if (err < 0)

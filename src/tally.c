@@ -165,7 +165,7 @@ int tally_build(struct tally **out, const struct blame_result *blame,
 		struct tally_dir *d;
 		const char *p;
 
-		if (i && !strcmp(names[i], names[i - 1]))
+		if (t->ndirs > 1 && !strcmp(names[i], t->dirs[t->ndirs - 1].path))
 			continue;
 		d = &t->dirs[t->ndirs++];
 		d->path = names[i];

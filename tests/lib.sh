@@ -43,7 +43,12 @@ case $STRATA in /*) ;; *) STRATA=$PWD/$STRATA ;; esac
 
 # The test's own scratch space, removed however the script ends.
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/strata-t.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# KEEP_WORK=1 keeps it (and every case's repositories) for a post-mortem.
+if [ "${KEEP_WORK:-0}" = 1 ]; then
+	echo "work directory: $WORK"
+else
+	trap 'rm -rf "$WORK"' EXIT
+fi
 export HOME=$WORK/home
 mkdir -p "$HOME"
 cat >"$HOME/.gitconfig" <<'EOF'
@@ -187,7 +192,7 @@ run_case() {
 		echo "  FAIL $name"
 		sed -e 's/^/    | /' "$dir.log" | tail -n 60
 	fi
-	rm -rf "$dir"
+	[ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$dir"
 }
 
 finish() {

@@ -48,6 +48,10 @@ struct blame_result {
 	/* statistics for the report */
 	uint64_t ndiffs;          /* blob pairs diffed */
 	uint64_t nrenames;        /* renames followed */
+	size_t nversions;         /* file versions the tip depends on */
+	double seconds_walk;      /* the forward walk over the history */
+	double seconds_diff;      /* diffing the versions (all threads) */
+	double seconds_eval;      /* computing the lines */
 };
 
 /*

@@ -1,5 +1,5 @@
 /*
- * data: the report's machine-readable files (data/*.csv, data/report.json).
+ * data: the report's machine-readable files: CSV tables and report.json
  * Formats are documented in docs/data.md.
  */
 #ifndef STRATA_DATA_H

@@ -37,7 +37,7 @@ sub mutate {
 	my @l = @$l;
 	my $ops = 1 + int rand 4;
 	for (1 .. $ops) {
-		my $op = int rand 12;
+		my $op = int rand 13;
 		my $n = @l;
 		my $i = int rand($n + 1);
 		if ($op == 0 && $n) {          # rename an identifier everywhere
@@ -94,6 +94,25 @@ sub mutate {
 			    $l[$i] =~ s/\(/ ( /;
 		} elsif ($op == 11) {          # blank lines
 			splice @l, $i, 0, ('') x (1 + int rand 2);
+		} elsif ($op == 12 && $n) {    # rework a long block
+			my $j = $i + 10 + int rand 40;
+			$j = $n if $j > $n;
+			my @b;
+			for my $x (@l[$i .. $j - 1]) {
+				my $r = rand;
+				if ($r < 0.1) {
+					next;
+				} elsif ($r < 0.2) {
+					push @b, $x, rline();
+				} elsif ($r < 0.3) {
+					push @b, uc $x;
+				} else {
+					(my $y = $x) =~ s/ = |, |\(|\t/ /g;
+					$y =~ s/\b(\w)(\w*)\b/$1\U$2/ if rand() < 0.3;
+					push @b, $y;
+				}
+			}
+			splice @l, $i, $j - $i, @b;
 		}
 	}
 	return \@l;
@@ -127,7 +146,7 @@ sub emit {
 	return $mark;
 }
 
-my @start = map { rline() } 1 .. 10 + int rand 30;
+my @start = map { rline() } 1 .. 10 + int rand(rand() < 0.3 ? 150 : 30);
 emit('main', [], \@start, 0);
 $head{side} = $head{main};
 for (2 .. $ncommits) {

@@ -1,0 +1,1910 @@
+/*
+ * chart: cairo bar charts of a tally, in SVG and PNG.
+ *
+ * Every chart is one drawing function working in CSS pixels; chart_emit()
+ * runs it on an image surface at scale 1 and 2 and on an SVG surface.
+ * Layout decisions come from pango measurements made with fixed font
+ * options (unhinted metrics), so the three files have the same layout.
+ *
+ * Crisp edges: bars have whole-pixel edges; 1px lines are drawn at
+ * half-pixel centres. A value v maps to the pixel edge Y(v) (or X(v));
+ * a bar of value v covers the rows from Y(v) down to the baseline, and
+ * the grid line of v is the row Y(v), so a bar ending on a grid value
+ * covers its line and the row above it shows the background.
+ */
+#include "strata/chart.h"
+
+#include <cairo-svg.h>
+#include <cairo.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pango/pangocairo.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata/error.h"
+
+/* ------------------------------------------------------------------ */
+/* Colours */
+
+struct rgb {
+	unsigned char r, g, b;
+};
+
+/*
+ * viridis (matplotlib, CC0) sampled at 17 of its 256 entries; t of entry
+ * k is k/255. Ordered, perceptually uniform, readable with the common
+ * colour-vision deficiencies and in greyscale.
+ */
+static const double viridis[17][4] = {
+	{ 0 / 255.0, 0.267004, 0.004874, 0.329415 },
+	{ 16 / 255.0, 0.282327, 0.094955, 0.417331 },
+	{ 32 / 255.0, 0.278826, 0.175490, 0.483397 },
+	{ 48 / 255.0, 0.258965, 0.251537, 0.524736 },
+	{ 64 / 255.0, 0.229739, 0.322361, 0.545706 },
+	{ 80 / 255.0, 0.199430, 0.387607, 0.554642 },
+	{ 96 / 255.0, 0.172719, 0.448791, 0.557885 },
+	{ 112 / 255.0, 0.149039, 0.508051, 0.557250 },
+	{ 128 / 255.0, 0.127568, 0.566949, 0.550556 },
+	{ 144 / 255.0, 0.120638, 0.625828, 0.533488 },
+	{ 160 / 255.0, 0.157851, 0.683765, 0.501686 },
+	{ 176 / 255.0, 0.246070, 0.738910, 0.452024 },
+	{ 192 / 255.0, 0.369214, 0.788888, 0.382914 },
+	{ 208 / 255.0, 0.515992, 0.831158, 0.294279 },
+	{ 224 / 255.0, 0.678489, 0.863742, 0.189503 },
+	{ 240 / 255.0, 0.845561, 0.887322, 0.099702 },
+	{ 255 / 255.0, 0.993248, 0.906157, 0.143936 },
+};
+
+struct theme {
+	struct rgb bg, text, muted, grid, axis, unreleased;
+	double lo, hi; /* the part of the ramp used, oldest to newest */
+};
+
+/*
+ * Each theme leaves out the end of the ramp that would vanish into its
+ * background: the palest yellows on white, the darkest purples on black.
+ */
+static const struct theme theme_light = {
+	.bg = { 0xff, 0xff, 0xff },
+	.text = { 0x1f, 0x23, 0x28 },
+	.muted = { 0x5c, 0x63, 0x6b },
+	.grid = { 0xe3, 0xe6, 0xea },
+	.axis = { 0x6b, 0x72, 0x7a },
+	.unreleased = { 0x9a, 0x9a, 0x9a },
+	.lo = 0.0,
+	.hi = 0.88,
+};
+
+static const struct theme theme_dark = {
+	.bg = { 0x17, 0x1a, 0x1f },
+	.text = { 0xe6, 0xe8, 0xeb },
+	.muted = { 0xa3, 0xa9, 0xb1 },
+	.grid = { 0x2e, 0x33, 0x3b },
+	.axis = { 0x8b, 0x93, 0x9c },
+	.unreleased = { 0x8a, 0x8a, 0x8a },
+	.lo = 0.16,
+	.hi = 1.0,
+};
+
+static unsigned char channel(double v)
+{
+	if (v <= 0)
+		return 0;
+	if (v >= 1)
+		return 255;
+	return (unsigned char)lround(v * 255);
+}
+
+static struct rgb ramp(double t)
+{
+	struct rgb c;
+	size_t k = 0;
+	double f;
+
+	if (t < 0)
+		t = 0;
+	if (t > 1)
+		t = 1;
+	while (k + 2 < 17 && t > viridis[k + 1][0])
+		k++;
+	f = (t - viridis[k][0]) / (viridis[k + 1][0] - viridis[k][0]);
+	c.r = channel(viridis[k][1] + f * (viridis[k + 1][1] - viridis[k][1]));
+	c.g = channel(viridis[k][2] + f * (viridis[k + 1][2] - viridis[k][2]));
+	c.b = channel(viridis[k][3] + f * (viridis[k + 1][3] - viridis[k][3]));
+	return c;
+}
+
+/* Releases before the unreleased bucket. */
+static size_t released_count(const struct tally *t)
+{
+	size_t n = t->nreleases;
+
+	while (n && t->releases[n - 1].unreleased)
+		n--;
+	return n;
+}
+
+static struct rgb release_rgb(const struct tally *t, const struct theme *th,
+			      size_t i)
+{
+	size_t n = released_count(t);
+	double pos;
+
+	if (i >= n)
+		return th->unreleased;
+	pos = n > 1 ? (double)i / (double)(n - 1) : 0;
+	return ramp(th->lo + (th->hi - th->lo) * pos);
+}
+
+void chart_release_color(char out[8], const struct tally *t, size_t i,
+			 int dark)
+{
+	struct rgb c = release_rgb(t, dark ? &theme_dark : &theme_light, i);
+
+	snprintf(out, 8, "#%02x%02x%02x", c.r, c.g, c.b);
+}
+
+/* ------------------------------------------------------------------ */
+/* Numbers, formatted without the locale */
+
+static void fmt_count(char *buf, size_t size, uint64_t v)
+{
+	char digits[32];
+	size_t n, i, o = 0;
+
+	n = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, v);
+	for (i = 0; i < n && o + 2 < size; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+}
+
+/* 1234 -> "1.2k", 1234567 -> "1.2M". */
+static void fmt_short(char *buf, size_t size, uint64_t v)
+{
+	static const char unit[] = { 'k', 'M', 'G', 'T' };
+	uint64_t scale = 1000;
+	size_t u = 0;
+	uint64_t tenths;
+
+	if (v < 1000) {
+		snprintf(buf, size, "%" PRIu64, v);
+		return;
+	}
+	while (u + 1 < sizeof(unit) && v >= scale * 999950 / 1000) {
+		scale *= 1000;
+		u++;
+	}
+	tenths = (v * 10 + scale / 2) / scale;
+	if (tenths >= 100)
+		snprintf(buf, size, "%" PRIu64 "%c", (tenths + 5) / 10, unit[u]);
+	else
+		snprintf(buf, size, "%" PRIu64 ".%" PRIu64 "%c", tenths / 10,
+			 tenths % 10, unit[u]);
+}
+
+/* A tick value: as many decimals as it has (up to 2), then "%". */
+static void fmt_tick(char *buf, size_t size, double v)
+{
+	long long h = llround(v * 100);
+
+	if (h % 100 == 0)
+		snprintf(buf, size, "%lld%%", h / 100);
+	else if (h % 10 == 0)
+		snprintf(buf, size, "%lld.%lld%%", h / 100, (h % 100) / 10);
+	else
+		snprintf(buf, size, "%lld.%02lld%%", h / 100, h % 100);
+}
+
+/* A share with one decimal; a share too small for it is "<0.1%". */
+static void fmt_share(char *buf, size_t size, double v)
+{
+	long long tenths = llround(v * 10);
+
+	if (v > 0 && tenths == 0)
+		snprintf(buf, size, "<0.1%%");
+	else
+		snprintf(buf, size, "%lld.%lld%%", tenths / 10, tenths % 10);
+}
+
+/* The smallest step of 1, 2, 2.5 or 5 x 10^k giving at most `max` steps. */
+static double nice_step(double range, int max)
+{
+	static const double mult[] = { 1, 2, 2.5, 5 };
+	double p;
+	size_t i;
+
+	if (!(range > 0))
+		return 1;
+	p = pow(10, floor(log10(range / max)));
+	for (;;) {
+		for (i = 0; i < 4; i++)
+			if (range / (mult[i] * p) <= max + 1e-9)
+				return mult[i] * p;
+		p *= 10;
+	}
+}
+
+static double nice_max(double v, double step)
+{
+	double m = ceil(v / step - 1e-9) * step;
+
+	return m > 0 ? m : step;
+}
+
+/* ------------------------------------------------------------------ */
+/* Text */
+
+/*
+ * Paths are bytes: make them valid UTF-8 for pango (which would warn on
+ * stderr otherwise), with U+FFFD for bad bytes and control characters.
+ */
+static char *clean_text(const char *s)
+{
+	size_t len = strlen(s), o = 0;
+	const char *p = s, *end = s + len;
+	char *out = malloc(len * 3 + 1);
+
+	if (!out)
+		return NULL;
+	while (p < end) {
+		gunichar u = g_utf8_get_char_validated(p, end - p);
+
+		if (u == (gunichar)-1 || u == (gunichar)-2 || u < 0x20 ||
+		    (u >= 0x7f && u < 0xa0)) {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			if (u == (gunichar)-1 || u == (gunichar)-2)
+				p++;
+			else
+				p = g_utf8_next_char(p);
+			continue;
+		}
+		{
+			const char *next = g_utf8_next_char(p);
+
+			memcpy(out + o, p, (size_t)(next - p));
+			o += (size_t)(next - p);
+			p = next;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+enum font {
+	F_TITLE,
+	F_SUBTITLE,
+	F_TICK,
+	F_AXIS,
+	F_VALUE,
+	F_LABEL,
+	F_SOURCE,
+	F_LEGEND
+};
+
+static const struct {
+	double px;
+	int bold;
+} fonts[] = {
+	/* few sizes: each is a set of glyph outlines in every SVG */
+	[F_TITLE] = { 15.5, 1 },
+	[F_SUBTITLE] = { 11, 0 },
+	[F_TICK] = { 10.5, 0 },
+	[F_AXIS] = { 10.5, 0 },
+	[F_VALUE] = { 10, 0 },
+	[F_LABEL] = { 11, 0 },
+	[F_SOURCE] = { 10, 0 },
+	[F_LEGEND] = { 10.5, 0 },
+};
+
+struct chart;
+
+struct text {
+	PangoLayout *layout;
+	double x, y;  /* logical rectangle's offset */
+	double w, h;  /* and size */
+};
+
+struct chart {
+	cairo_t *cr;
+	PangoContext *pc;
+	const struct tally *t;
+	const struct report_info *info;
+	const struct theme *th;
+	double w, h;
+	const struct rows *rows;
+	size_t nrel;   /* releases before the unreleased bucket */
+};
+
+static void text_free(struct text *t)
+{
+	if (t->layout)
+		g_object_unref(t->layout);
+	t->layout = NULL;
+}
+
+/*
+ * Lay out `s` in one line; with max_w > 0, ellipsize it to that width.
+ * On failure *t is empty and the error is set.
+ */
+static int text_make(struct text *t, struct chart *c, enum font f,
+		     int italic, const char *s, double max_w,
+		     PangoEllipsizeMode mode)
+{
+	PangoFontDescription *d;
+	PangoRectangle log;
+	char *clean;
+
+	memset(t, 0, sizeof(*t));
+	clean = clean_text(s);
+	if (!clean)
+		return error_oom();
+	t->layout = pango_layout_new(c->pc);
+	d = pango_font_description_new();
+	pango_font_description_set_family_static(d, CHART_FONT);
+	pango_font_description_set_absolute_size(d, fonts[f].px * PANGO_SCALE);
+	pango_font_description_set_weight(d, fonts[f].bold ? PANGO_WEIGHT_BOLD
+							   : PANGO_WEIGHT_NORMAL);
+	pango_font_description_set_style(d, italic ? PANGO_STYLE_ITALIC
+						   : PANGO_STYLE_NORMAL);
+	pango_layout_set_font_description(t->layout, d);
+	pango_font_description_free(d);
+	/* Right-to-left names must not move the layout within its width. */
+	pango_layout_set_auto_dir(t->layout, FALSE);
+	pango_layout_set_single_paragraph_mode(t->layout, TRUE);
+	if (max_w > 0) {
+		pango_layout_set_width(t->layout, (int)(max_w * PANGO_SCALE));
+		pango_layout_set_ellipsize(t->layout, mode);
+	}
+	pango_layout_set_text(t->layout, clean, -1);
+	free(clean);
+	pango_layout_get_extents(t->layout, NULL, &log);
+	t->x = (double)log.x / PANGO_SCALE;
+	t->y = (double)log.y / PANGO_SCALE;
+	t->w = (double)log.width / PANGO_SCALE;
+	t->h = (double)log.height / PANGO_SCALE;
+	return 0;
+}
+
+static void set_rgb(struct chart *c, struct rgb col)
+{
+	cairo_set_source_rgb(c->cr, col.r / 255.0, col.g / 255.0,
+			     col.b / 255.0);
+}
+
+/* Draw with the logical box's point (ax, ay) (0..1 of its size) at x, y. */
+static void text_draw(struct chart *c, const struct text *t, double x,
+		      double y, double ax, double ay, struct rgb col)
+{
+	set_rgb(c, col);
+	cairo_move_to(c->cr, x - ax * t->w - t->x, y - ay * t->h - t->y);
+	pango_cairo_show_layout(c->cr, t->layout);
+}
+
+/* Draw reading upwards, the end of the text at (x, y), centred on x. */
+static void text_draw_up(struct chart *c, const struct text *t, double x,
+			 double y, struct rgb col)
+{
+	cairo_save(c->cr);
+	cairo_translate(c->cr, x, y);
+	cairo_rotate(c->cr, -M_PI / 2);
+	set_rgb(c, col);
+	cairo_move_to(c->cr, -t->w - t->x, -t->h / 2 - t->y);
+	pango_cairo_show_layout(c->cr, t->layout);
+	cairo_restore(c->cr);
+}
+
+/* Make and draw a text at once. */
+static int text_put(struct chart *c, enum font f, int italic, const char *s,
+		    double max_w, double x, double y, double ax, double ay,
+		    struct rgb col, double *w, double *h)
+{
+	struct text t;
+	int rc = text_make(&t, c, f, italic, s, max_w, PANGO_ELLIPSIZE_END);
+
+	if (rc)
+		return rc;
+	text_draw(c, &t, x, y, ax, ay, col);
+	if (w)
+		*w = t.w;
+	if (h)
+		*h = t.h;
+	text_free(&t);
+	return 0;
+}
+
+/* The height of a line of text in font f. */
+static int text_height(struct chart *c, enum font f, double *h)
+{
+	struct text t;
+	int rc = text_make(&t, c, f, 0, "0%", 0, PANGO_ELLIPSIZE_NONE);
+
+	if (rc)
+		return rc;
+	*h = t.h;
+	text_free(&t);
+	return 0;
+}
+
+static int text_width(struct chart *c, enum font f, int italic,
+		      const char *s, double *w)
+{
+	struct text t;
+	int rc = text_make(&t, c, f, italic, s, 0, PANGO_ELLIPSIZE_NONE);
+
+	if (rc)
+		return rc;
+	*w = t.w;
+	text_free(&t);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shapes */
+
+#define PAD 14.0
+
+static void fill_rect(struct chart *c, double x0, double y0, double x1,
+		      double y1, struct rgb col)
+{
+	if (x1 <= x0 || y1 <= y0)
+		return;
+	set_rgb(c, col);
+	cairo_rectangle(c->cr, x0, y0, x1 - x0, y1 - y0);
+	cairo_fill(c->cr);
+}
+
+/* A 1px line along pixel row `row` (or column), from x0 to x1. */
+static void hline(struct chart *c, double x0, double x1, double row,
+		  struct rgb col)
+{
+	set_rgb(c, col);
+	cairo_set_line_width(c->cr, 1);
+	cairo_move_to(c->cr, x0, row + 0.5);
+	cairo_line_to(c->cr, x1, row + 0.5);
+	cairo_stroke(c->cr);
+}
+
+static void vline(struct chart *c, double col_x, double y0, double y1,
+		  struct rgb col)
+{
+	set_rgb(c, col);
+	cairo_set_line_width(c->cr, 1);
+	cairo_move_to(c->cr, col_x + 0.5, y0);
+	cairo_line_to(c->cr, col_x + 0.5, y1);
+	cairo_stroke(c->cr);
+}
+
+static void vline_dashed(struct chart *c, double col_x, double y0,
+			 double y1, struct rgb col, double on, double off)
+{
+	double dash[2] = { on, off };
+
+	cairo_set_dash(c->cr, dash, 2, 0);
+	vline(c, col_x, y0, y1, col);
+	cairo_set_dash(c->cr, NULL, 0, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Frame: background, title, subtitle, source line */
+
+static const char *rev_of(const struct report_info *info)
+{
+	return info && info->rev && *info->rev ? info->rev : "HEAD";
+}
+
+static const char *repo_of(const struct report_info *info)
+{
+	return info && info->repo_name && *info->repo_name ? info->repo_name
+							    : "repository";
+}
+
+static const char *first_name(const struct tally *t)
+{
+	return t->nreleases ? t->releases[0].name : "the first release";
+}
+
+/*
+ * Draw the frame; *top and *bottom receive the band left for the chart.
+ */
+static int draw_frame(struct chart *c, const char *title,
+		      const char *subtitle, double *top, double *bottom)
+{
+	const struct report_info *info = c->info;
+	char src[512], commit[16] = "";
+	struct text t;
+	double y = PAD - 2, h;
+	int rc;
+
+	set_rgb(c, c->th->bg);
+	cairo_paint(c->cr);
+
+	rc = text_make(&t, c, F_TITLE, 0, title, c->w - 2 * PAD,
+		       PANGO_ELLIPSIZE_MIDDLE);
+	if (rc)
+		return rc;
+	text_draw(c, &t, PAD, y, 0, 0, c->th->text);
+	y += t.h + 1;
+	text_free(&t);
+	if (subtitle) {
+		rc = text_put(c, F_SUBTITLE, 0, subtitle, c->w - 2 * PAD, PAD,
+			      y, 0, 0, c->th->muted, NULL, &h);
+		if (rc)
+			return rc;
+		y += h;
+	}
+	*top = y + 10;
+
+	if (info && info->commit[0] &&
+	    strncmp(info->commit, rev_of(info), strlen(rev_of(info))))
+		snprintf(commit, sizeof(commit), " (%.12s)", info->commit);
+	snprintf(src, sizeof(src), "Source: %s at %s%s \xc2\xb7 strata",
+		 repo_of(info), rev_of(info), commit);
+	rc = text_make(&t, c, F_SOURCE, 0, src, c->w - 2 * PAD,
+		       PANGO_ELLIPSIZE_MIDDLE);
+	if (rc)
+		return rc;
+	text_draw(c, &t, c->w - PAD, c->h - 7, 1, 1, c->th->muted);
+	*bottom = c->h - 7 - t.h - 4;
+	text_free(&t);
+	return 0;
+}
+
+static int draw_message(struct chart *c, const char *msg, double top,
+			double bottom)
+{
+	return text_put(c, F_AXIS, 1, msg, c->w - 2 * PAD, c->w / 2,
+			(top + bottom) / 2, 0.5, 0.5, c->th->muted, NULL, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Rows of the subsystem charts */
+
+struct row {
+	const char *path;      /* NULL for the "others" row */
+	size_t nothers;
+	uint64_t lines;
+	const uint64_t *by_release;
+	double first_share;
+};
+
+struct rows {
+	struct row *v;
+	size_t n;
+	uint64_t *others;      /* by_release of the "others" row (owned) */
+};
+
+static int row_label(char *buf, size_t size, const struct row *r)
+{
+	if (!r->path)
+		snprintf(buf, size, "%zu others", r->nothers);
+	else if (!strcmp(r->path, "."))
+		snprintf(buf, size, "(root files)");
+	else
+		return 0;
+	return 1;
+}
+
+static int cmp_lines_desc(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->lines != y->lines)
+		return x->lines < y->lines ? 1 : -1;
+	return strcmp(x->path, y->path);
+}
+
+static int cmp_share_desc(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->first_share != y->first_share)
+		return x->first_share < y->first_share ? 1 : -1;
+	return cmp_lines_desc(a, b);
+}
+
+static void rows_release(struct rows *r)
+{
+	free(r->v);
+	free(r->others);
+	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * The subsystems, by share of first-release code. When more than `max`
+ * do not fit, the largest max - 1 stay and the others share a last row.
+ */
+static int rows_build(struct rows *out, const struct tally *t, size_t max)
+{
+	size_t i, n = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 1; i < t->ndirs; i++)
+		n += t->dirs[i].level == 1;
+	if (!n)
+		return 0;
+	out->v = calloc(n, sizeof(*out->v));
+	if (!out->v)
+		return error_oom();
+	for (i = 1; i < t->ndirs; i++) {
+		const struct tally_dir *d = &t->dirs[i];
+		struct row *r;
+
+		if (d->level != 1)
+			continue;
+		r = &out->v[out->n++];
+		r->path = d->path;
+		r->lines = d->lines;
+		r->by_release = d->by_release;
+		r->first_share = d->first_share;
+	}
+	if (max < 2)
+		max = 2;
+	if (out->n > max) {
+		struct row *o;
+		size_t j, k;
+
+		qsort(out->v, out->n, sizeof(*out->v), cmp_lines_desc);
+		out->others = calloc(t->nreleases ? t->nreleases : 1,
+				     sizeof(uint64_t));
+		if (!out->others) {
+			rows_release(out);
+			return error_oom();
+		}
+		o = &out->v[max - 1];
+		for (j = max - 1; j < out->n; j++) {
+			const struct row *r = &out->v[j];
+
+			for (k = 0; k < t->nreleases; k++)
+				out->others[k] += r->by_release[k];
+		}
+		o->nothers = out->n - (max - 1);
+		o->path = NULL;
+		o->lines = 0;
+		for (k = 0; k < t->nreleases; k++)
+			o->lines += out->others[k];
+		o->by_release = out->others;
+		o->first_share = o->lines && t->nreleases
+			? 100.0 * (double)out->others[0] / (double)o->lines
+			: 0;
+		out->n = max;
+		qsort(out->v, max - 1, sizeof(*out->v), cmp_share_desc);
+	} else {
+		qsort(out->v, out->n, sizeof(*out->v), cmp_share_desc);
+	}
+	return 0;
+}
+
+/*
+ * Rows the charts have room for at height h, at 13px a row or more:
+ * what is left of h below the title, legend and axis.
+ */
+static size_t rows_max(double h)
+{
+	double n = floor((h - 150) / 13);
+
+	return n < 3 ? 3 : (size_t)n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Chart: distribution of lines over releases (whole tree or a directory) */
+
+struct dist {
+	const char *title, *subtitle;
+	const uint64_t *counts;  /* per release */
+	uint64_t total;
+};
+
+/* Where bar i lies, in whole pixels. */
+struct bars {
+	double left, slot, gap_unrel, ux;  /* ux: first unreleased slot */
+	size_t nrel, n;
+	double maxw;
+};
+
+static double bar_slot_left(const struct bars *b, size_t i)
+{
+	if (i < b->nrel)
+		return b->left + (double)i * b->slot;
+	return b->ux + (double)(i - b->nrel) * b->slot;
+}
+
+static void bar_edges(const struct bars *b, size_t i, double *x0, double *x1)
+{
+	double l = round(bar_slot_left(b, i));
+	double r = round(bar_slot_left(b, i) + b->slot);
+	double g = 0, w;
+
+	if (b->slot >= 3)
+		g = fmax(1, round(b->slot * 0.22));
+	*x0 = l + floor(g / 2);
+	*x1 = r - (g - floor(g / 2));
+	if (*x1 <= *x0)
+		*x1 = *x0 + 1;
+	w = *x1 - *x0;
+	if (w > b->maxw) {
+		*x0 += floor((w - b->maxw) / 2);
+		*x1 = *x0 + b->maxw;
+	}
+}
+
+static double bar_centre(const struct bars *b, size_t i)
+{
+	double x0, x1;
+
+	bar_edges(b, i, &x0, &x1);
+	return (x0 + x1) / 2;
+}
+
+/*
+ * Every k-th release is labelled, and the unreleased bucket always, so
+ * that the nearest release label before it may give way.
+ */
+static int label_shown(const struct bars *b, size_t i, size_t k,
+		       double lab_h)
+{
+	if (i >= b->nrel)
+		return 1;
+	if (i % k)
+		return 0;
+	return k == 1 || b->nrel == b->n ||
+	       bar_centre(b, b->nrel) - bar_centre(b, i) >= lab_h + 2;
+}
+
+/* The centre of an upright label under the first unreleased bar. */
+static double unrel_label_x(const struct bars *b, const struct text *l,
+			    double chart_w)
+{
+	return fmin(bar_centre(b, b->nrel), chart_w - PAD / 2 - l->w / 2);
+}
+
+static int draw_dist(struct chart *c, const void *arg)
+{
+	const struct dist *d = arg;
+	const struct tally *t = c->t;
+	const struct theme *th = c->th;
+	struct text *labels = NULL, ytitle = { 0 }, xtitle = { 0 };
+	size_t n = t->nreleases, i, k = 1;
+	double top, bottom, maxv = 0, step, ymax, tick_w = 0, tick_h, value_h;
+	double value_w, lab_h = 0, lab_cap, band, rel_w = 0;
+	double pl, pr, pt, pb, ph;
+	struct bars b;
+	int rc, upright, show_values;
+	char buf[64];
+
+	rc = draw_frame(c, d->title, d->subtitle, &top, &bottom);
+	if (rc)
+		return rc;
+	if (!n || !d->total)
+		return draw_message(c, "no lines", top, bottom);
+
+	for (i = 0; i < n; i++)
+		maxv = fmax(maxv, 100.0 * (double)d->counts[i] /
+					  (double)d->total);
+	step = nice_step(maxv, c->h < 360 ? 4 : 5);
+	ymax = fmin(nice_max(maxv, step), 100);
+	if (ymax < maxv)
+		ymax = maxv;
+
+	for (i = 0; step * (double)i <= ymax + 1e-9; i++) {
+		double w;
+
+		fmt_tick(buf, sizeof(buf), step * (double)i);
+		if ((rc = text_width(c, F_TICK, 0, buf, &w)))
+			goto done;
+		tick_w = fmax(tick_w, w);
+	}
+	if ((rc = text_height(c, F_TICK, &tick_h)) ||
+	    (rc = text_height(c, F_VALUE, &value_h)) ||
+	    (rc = text_width(c, F_VALUE, 0, "100.0%", &value_w)))
+		goto done;
+	if ((rc = text_make(&ytitle, c, F_AXIS, 0, "share of lines",
+			    0, PANGO_ELLIPSIZE_NONE)) ||
+	    (rc = text_make(&xtitle, c, F_AXIS, 0, "release", 0,
+			    PANGO_ELLIPSIZE_NONE)))
+		goto done;
+
+	pl = round(PAD + ytitle.h + 8 + tick_w + 7);
+	pr = round(c->w - PAD);
+
+	memset(&b, 0, sizeof(b));
+	b.nrel = c->nrel;
+	b.n = n;
+	b.left = pl;
+	{
+		double units = (double)n;
+		double w = pr - pl;
+
+		b.gap_unrel = 0;
+		if (b.nrel < n && b.nrel) {
+			b.gap_unrel = fmax(12, 0.8 * w / (units + 0.8));
+			b.gap_unrel = fmin(b.gap_unrel, 48);
+		}
+		b.slot = (w - b.gap_unrel) / units;
+		b.ux = pl + (double)b.nrel * b.slot + b.gap_unrel;
+		b.maxw = 72;
+	}
+
+	/* x labels: upright when all fit across, else turned and thinned */
+	labels = calloc(n, sizeof(*labels));
+	if (!labels) {
+		rc = error_oom();
+		goto done;
+	}
+	lab_cap = fmin(130, 0.24 * c->h);
+	for (i = 0; i < n; i++) {
+		rc = text_make(&labels[i], c, F_TICK, i >= b.nrel,
+			       t->releases[i].name, lab_cap,
+			       PANGO_ELLIPSIZE_END);
+		if (rc)
+			goto done;
+		lab_h = fmax(lab_h, labels[i].h);
+		if (i < b.nrel)
+			rel_w = fmax(rel_w, labels[i].w);
+	}
+	/* "unreleased" may reach into the gap before it and the margin */
+	upright = rel_w + 6 <= b.slot;
+	if (upright && b.nrel < n) {
+		double l = unrel_label_x(&b, &labels[b.nrel], c->w) -
+			   labels[b.nrel].w / 2;
+		double r = b.nrel ? bar_centre(&b, b.nrel - 1) +
+					    labels[b.nrel - 1].w / 2
+				  : pl;
+
+		upright = n == 1 || l >= r + 8;
+	}
+	band = lab_h;
+	if (!upright) {
+		k = (size_t)ceil((lab_h + 2) / b.slot);
+		for (band = 0, i = 0; i < n; i++)
+			if (label_shown(&b, i, k, lab_h))
+				band = fmax(band, labels[i].w);
+	}
+	show_values = value_w + 4 <= b.slot;
+
+	pb = round(bottom - xtitle.h - 6 - band - 8);
+	pt = round(top + (show_values ? value_h + 4 : tick_h / 2 + 2));
+	ph = pb - pt;
+	if (ph < 20) {
+		rc = error_set("chart '%s' has no room for its plot",
+			       d->title);
+		goto done;
+	}
+
+	/* grid and y ticks */
+	for (i = 0; step * (double)i <= ymax + 1e-9; i++) {
+		double v = step * (double)i;
+		double row = round(pb - v / ymax * ph);
+
+		if (i)
+			hline(c, pl, pr, row, th->grid);
+		fmt_tick(buf, sizeof(buf), v);
+		if ((rc = text_put(c, F_TICK, 0, buf, 0, pl - 7, row + 0.5, 1,
+				   0.5, th->muted, NULL, NULL)))
+			goto done;
+	}
+	text_draw_up(c, &ytitle, PAD + ytitle.h / 2, pt + ph / 2 - ytitle.w / 2,
+		     th->muted);
+
+	/* bars */
+	for (i = 0; i < n; i++) {
+		double v = 100.0 * (double)d->counts[i] / (double)d->total;
+		double x0, x1, y0 = round(pb - v / ymax * ph);
+
+		if (d->counts[i] && y0 >= pb)
+			y0 = pb - 1;
+		bar_edges(&b, i, &x0, &x1);
+		fill_rect(c, x0, y0, x1, pb, release_rgb(t, th, i));
+		if (show_values && d->counts[i]) {
+			fmt_share(buf, sizeof(buf), v);
+			if ((rc = text_put(c, F_VALUE, 0, buf, 0,
+					   (x0 + x1) / 2, y0 - 2, 0.5, 1,
+					   th->muted, NULL, NULL)))
+				goto done;
+		}
+	}
+	hline(c, pl, pr, pb, th->axis);
+	if (b.gap_unrel > 0) {
+		double gx = floor(b.ux - b.gap_unrel / 2);
+
+		vline_dashed(c, gx, pt, pb + 8, th->axis, 2, 2);
+	}
+
+	/* x labels, ticks under the labelled bars */
+	for (i = 0; i < n; i++) {
+		double x = bar_centre(&b, i);
+		int unrel = i >= b.nrel;
+
+		if (!label_shown(&b, i, k, lab_h))
+			continue;
+		vline(c, floor(x), pb + 1, pb + 5, th->axis);
+		if (upright)
+			text_draw(c, &labels[i],
+				  unrel ? unrel_label_x(&b, &labels[i], c->w)
+					: x,
+				  pb + 7, 0.5, 0, unrel ? th->muted : th->text);
+		else
+			text_draw_up(c, &labels[i], x, pb + 7,
+				     unrel ? th->muted : th->text);
+	}
+	text_draw(c, &xtitle, pl + (b.ux - pl) / 2, pb + 8 + band + 4, 0.5, 0,
+		  th->muted);
+	rc = 0;
+done:
+	if (labels)
+		for (i = 0; i < n; i++)
+			text_free(&labels[i]);
+	free(labels);
+	text_free(&ytitle);
+	text_free(&xtitle);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Horizontal bar layout shared by the two subsystem charts */
+
+struct hbars {
+	double pl, pr, pt, pb, pitch;
+	double label_w;
+	struct text *labels;
+	size_t n;
+};
+
+static void hbars_release(struct hbars *h)
+{
+	size_t i;
+
+	if (h->labels)
+		for (i = 0; i < h->n; i++)
+			text_free(&h->labels[i]);
+	free(h->labels);
+	h->labels = NULL;
+}
+
+static int hbars_labels(struct hbars *h, struct chart *c)
+{
+	const struct rows *rows = c->rows;
+	size_t i;
+	int rc;
+
+	h->n = rows->n;
+	h->labels = calloc(rows->n ? rows->n : 1, sizeof(*h->labels));
+	if (!h->labels)
+		return error_oom();
+	h->label_w = 0;
+	for (i = 0; i < rows->n; i++) {
+		char buf[64];
+		const struct row *r = &rows->v[i];
+		int special = row_label(buf, sizeof(buf), r);
+
+		rc = text_make(&h->labels[i], c, F_LABEL, !r->path,
+			       special ? buf : r->path,
+			       fmax(60, 0.28 * c->w), PANGO_ELLIPSIZE_MIDDLE);
+		if (rc)
+			return rc;
+		h->label_w = fmax(h->label_w, h->labels[i].w);
+	}
+	return 0;
+}
+
+/* Fit rows between pt and pb; thin rows stay thin and centred. */
+static void hbars_fit(struct hbars *h)
+{
+	double avail = h->pb - h->pt;
+
+	h->pitch = h->n ? fmin(avail / (double)h->n, 52) : avail;
+	if (h->n) {
+		double used = h->pitch * (double)h->n;
+		double shift = floor((avail - used) / 2);
+
+		h->pt += shift;
+		h->pb = round(h->pt + used);
+	}
+}
+
+static void hbars_row(const struct hbars *h, size_t i, double *y0,
+		      double *y1)
+{
+	double r0 = round(h->pt + (double)i * h->pitch);
+	double r1 = round(h->pt + (double)(i + 1) * h->pitch);
+	double th = round(fmin(fmax((r1 - r0) * 0.72, 1), 30));
+
+	*y0 = r0 + floor((r1 - r0 - th) / 2);
+	*y1 = *y0 + th;
+}
+
+static void hbars_draw_labels(struct chart *c, const struct hbars *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++) {
+		double y0, y1;
+
+		hbars_row(h, i, &y0, &y1);
+		text_draw(c, &h->labels[i], h->pl - 8, (y0 + y1) / 2, 1, 0.5,
+			  c->rows->v[i].path ? c->th->text : c->th->muted);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Chart: share of first-release code per subsystem */
+
+/* The end of a bar of share v; a share above 0 shows at least 1px. */
+static double share_x(const struct hbars *h, double v, double xmax)
+{
+	double x = round(h->pl + v / xmax * (h->pr - h->pl));
+
+	return v > 0 && x <= h->pl ? h->pl + 1 : x;
+}
+
+static int draw_subsystems(struct chart *c, const void *arg)
+{
+	const struct tally *t = c->t;
+	const struct theme *th = c->th;
+	const struct rows *rows = c->rows;
+	struct hbars h = { 0 };
+	struct text reflab = { 0 }, xtitle = { 0 };
+	double top, bottom, maxv, step, xmax, ref, value_w, tick_h, pw;
+	char title[256], sub[512], buf[128], xt[256], pct[32];
+	size_t i;
+	int rc;
+
+	(void)arg;
+	ref = t->ndirs ? t->dirs[0].first_share
+		       : (t->nreleases ? t->releases[0].share : 0);
+	snprintf(title, sizeof(title), "Code from %s by subsystem",
+		 first_name(t));
+	snprintf(sub, sizeof(sub),
+		 "Share of each top-level directory's lines at %s that date "
+		 "back to %s",
+		 rev_of(c->info), first_name(t));
+	rc = draw_frame(c, title, sub, &top, &bottom);
+	if (rc)
+		return rc;
+	if (!rows->n)
+		return draw_message(c, "no directories", top, bottom);
+
+	maxv = ref;
+	for (i = 0; i < rows->n; i++)
+		maxv = fmax(maxv, rows->v[i].first_share);
+	step = nice_step(maxv, c->w < 560 ? 4 : 5);
+	xmax = fmin(nice_max(maxv, step), 100);
+	if (xmax < maxv)
+		xmax = maxv;
+
+	if ((rc = hbars_labels(&h, c)) ||
+	    (rc = text_width(c, F_VALUE, 0, "100.0%", &value_w)) ||
+	    (rc = text_height(c, F_TICK, &tick_h)))
+		goto done;
+	snprintf(xt, sizeof(xt), "share of lines from %s", first_name(t));
+	if ((rc = text_make(&xtitle, c, F_AXIS, 0, xt, c->w - 2 * PAD,
+			    PANGO_ELLIPSIZE_END)))
+		goto done;
+	fmt_share(pct, sizeof(pct), ref);
+	snprintf(buf, sizeof(buf), "whole tree %s", pct);
+	if ((rc = text_make(&reflab, c, F_VALUE, 0, buf, 0,
+			    PANGO_ELLIPSIZE_NONE)))
+		goto done;
+
+	h.pl = round(PAD + h.label_w + 9);
+	h.pr = round(c->w - PAD - value_w - 6);
+	h.pt = round(top + reflab.h + 6);
+	h.pb = round(bottom - xtitle.h - 6 - tick_h - 8);
+	hbars_fit(&h);
+	pw = h.pr - h.pl;
+	if (pw < 40 || h.pitch < 2) {
+		rc = error_set("chart 'subsystems' has no room for its plot");
+		goto done;
+	}
+
+	/* vertical grid and ticks */
+	for (i = 0; step * (double)i <= xmax + 1e-9; i++) {
+		double v = step * (double)i;
+		double col = round(h.pl + v / xmax * pw) - 1;
+
+		if (i)
+			vline(c, col, h.pt, h.pb, th->grid);
+		vline(c, col, h.pb, h.pb + 4, th->axis);
+		fmt_tick(buf, sizeof(buf), v);
+		if ((rc = text_put(c, F_TICK, 0, buf, 0, col + 0.5, h.pb + 6,
+				   0.5, 0, th->muted, NULL, NULL)))
+			goto done;
+	}
+	text_draw(c, &xtitle, h.pl + pw / 2, h.pb + 6 + tick_h + 5, 0.5, 0,
+		  th->muted);
+
+	for (i = 0; i < rows->n; i++) {
+		const struct row *r = &rows->v[i];
+		double y0, y1;
+
+		hbars_row(&h, i, &y0, &y1);
+		fill_rect(c, h.pl, y0, share_x(&h, r->first_share, xmax), y1,
+			  release_rgb(t, th, 0));
+	}
+	hbars_draw_labels(c, &h);
+	vline(c, h.pl - 1, h.pt, h.pb, th->axis);
+
+	/* the whole tree over the bars, the values over it */
+	{
+		double col = round(h.pl + ref / xmax * pw) - 1;
+		double lx = col + 0.5;
+
+		vline_dashed(c, col, h.pt - 3, h.pb, th->text, 4, 3);
+		lx = fmax(lx, PAD + reflab.w / 2);
+		lx = fmin(lx, c->w - PAD - reflab.w / 2);
+		text_draw(c, &reflab, lx, h.pt - 4, 0.5, 1, th->text);
+	}
+	for (i = 0; i < rows->n; i++) {
+		const struct row *r = &rows->v[i];
+		double y0, y1, x1 = share_x(&h, r->first_share, xmax);
+		struct text v;
+
+		hbars_row(&h, i, &y0, &y1);
+		fmt_share(buf, sizeof(buf), r->first_share);
+		if ((rc = text_make(&v, c, F_VALUE, 0, buf, 0,
+				    PANGO_ELLIPSIZE_NONE)))
+			goto done;
+		fill_rect(c, floor(x1 + 2), floor((y0 + y1 - v.h) / 2),
+			  ceil(x1 + 6 + v.w), ceil((y0 + y1 + v.h) / 2),
+			  th->bg);
+		text_draw(c, &v, x1 + 4, (y0 + y1) / 2, 0, 0.5, th->muted);
+		text_free(&v);
+	}
+	rc = 0;
+done:
+	hbars_release(&h);
+	text_free(&reflab);
+	text_free(&xtitle);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Chart: each subsystem as a 100% bar of releases */
+
+/*
+ * The legend: a swatch and name per release when they fit on one line,
+ * else a ramp between the oldest and newest names; the unreleased bucket
+ * apart. Returns its height in *h.
+ */
+static int draw_legend(struct chart *c, double y, double *h)
+{
+	const struct tally *t = c->t;
+	const struct theme *th = c->th;
+	size_t n = t->nreleases, i;
+	double sw = 10, x = PAD, total = 0, lh, avail = c->w - 2 * PAD;
+	struct text *names = NULL;
+	int rc;
+
+	*h = 0;
+	if (!n)
+		return 0;
+	names = calloc(n, sizeof(*names));
+	if (!names)
+		return error_oom();
+	for (i = 0; i < n; i++) {
+		rc = text_make(&names[i], c, F_LEGEND, i >= c->nrel,
+			       t->releases[i].name, 120, PANGO_ELLIPSIZE_END);
+		if (rc)
+			goto done;
+		total += sw + 4 + names[i].w + 12;
+	}
+	lh = names[0].h;
+	*h = lh;
+	if (total - 12 <= avail) {
+		for (i = 0; i < n; i++) {
+			double sy = round(y + (lh - sw) / 2);
+
+			fill_rect(c, x, sy, x + sw, sy + sw,
+				  release_rgb(t, th, i));
+			text_draw(c, &names[i], x + sw + 4, y, 0, 0,
+				  i >= c->nrel ? th->muted : th->text);
+			x = round(x + sw + 4 + names[i].w + 12);
+		}
+		rc = 0;
+		goto done;
+	}
+
+	/* oldest [ramp] newest   [] unreleased */
+	{
+		size_t last = c->nrel ? c->nrel - 1 : 0;
+		double unrel_w = 0, rw, rx0, sy = round(y + (lh - sw) / 2);
+
+		if (c->nrel < n)
+			unrel_w = 18 + sw + 4 + names[c->nrel].w;
+		text_draw(c, &names[0], x, y, 0, 0, th->text);
+		rx0 = round(x + names[0].w + 6);
+		rw = fmin(320, avail - (rx0 - PAD) - 6 - names[last].w -
+				       unrel_w);
+		if (rw < 20)
+			rw = 20;
+		for (i = 0; i < c->nrel; i++) {
+			double a = round(rx0 + rw * (double)i / (double)c->nrel);
+			double b = round(rx0 + rw * (double)(i + 1) /
+						   (double)c->nrel);
+
+			fill_rect(c, a, sy, b, sy + sw, release_rgb(t, th, i));
+		}
+		x = rx0 + round(rw);
+		text_draw(c, &names[last], x + 6, y, 0, 0, th->text);
+		x = round(x + 6 + names[last].w + 18);
+		if (c->nrel < n) {
+			fill_rect(c, x, sy, x + sw, sy + sw,
+				  release_rgb(t, th, c->nrel));
+			text_draw(c, &names[c->nrel], x + sw + 4, y, 0, 0,
+				  th->muted);
+		}
+	}
+	rc = 0;
+done:
+	for (i = 0; i < n; i++)
+		text_free(&names[i]);
+	free(names);
+	return rc;
+}
+
+static int draw_subsystems_stack(struct chart *c, const void *arg)
+{
+	const struct tally *t = c->t;
+	const struct theme *th = c->th;
+	const struct rows *rows = c->rows;
+	struct hbars h = { 0 };
+	struct text xtitle = { 0 };
+	double top, bottom, lines_w = 0, tick_h, legend_h, pw, w;
+	char title[256], sub[512], buf[64];
+	size_t i, r;
+	int rc;
+
+	(void)arg;
+	snprintf(title, sizeof(title), "Subsystems by release");
+	snprintf(sub, sizeof(sub),
+		 "Each top-level directory's lines at %s by the release that "
+		 "wrote them, oldest first",
+		 rev_of(c->info));
+	rc = draw_frame(c, title, sub, &top, &bottom);
+	if (rc)
+		return rc;
+	if (!rows->n)
+		return draw_message(c, "no directories", top, bottom);
+
+	if ((rc = draw_legend(c, top - 2, &legend_h)))
+		goto done;
+	if ((rc = hbars_labels(&h, c)) ||
+	    (rc = text_height(c, F_TICK, &tick_h)))
+		goto done;
+	for (i = 0; i < rows->n; i++) {
+		fmt_short(buf, sizeof(buf), rows->v[i].lines);
+		if ((rc = text_width(c, F_VALUE, 0, buf, &w)))
+			goto done;
+		lines_w = fmax(lines_w, w);
+	}
+	if ((rc = text_width(c, F_VALUE, 0, "lines", &w)))
+		goto done;
+	lines_w = fmax(lines_w, w);
+	if ((rc = text_make(&xtitle, c, F_AXIS, 0, "share of lines", 0,
+			    PANGO_ELLIPSIZE_NONE)))
+		goto done;
+
+	h.pl = round(PAD + h.label_w + 9);
+	h.pr = round(c->w - PAD - lines_w - 7);
+	h.pt = round(top + legend_h + 14);
+	h.pb = round(bottom - xtitle.h - 6 - tick_h - 8);
+	hbars_fit(&h);
+	pw = h.pr - h.pl;
+	if (pw < 40 || h.pitch < 2) {
+		rc = error_set(
+			"chart 'subsystems-stack' has no room for its plot");
+		goto done;
+	}
+
+	for (i = 0; i < rows->n; i++) {
+		const struct row *row = &rows->v[i];
+		uint64_t cum = 0;
+		double y0, y1;
+
+		hbars_row(&h, i, &y0, &y1);
+		for (r = 0; r < t->nreleases && row->lines; r++) {
+			double a = round(h.pl + pw * (double)cum /
+							(double)row->lines);
+			double b;
+
+			cum += row->by_release[r];
+			b = round(h.pl + pw * (double)cum / (double)row->lines);
+			fill_rect(c, a, y0, b, y1, release_rgb(t, th, r));
+		}
+		fmt_short(buf, sizeof(buf), row->lines);
+		if ((rc = text_put(c, F_VALUE, 0, buf, 0, h.pr + 5,
+				   (y0 + y1) / 2, 0, 0.5, th->muted, NULL,
+				   NULL)))
+			goto done;
+	}
+	if ((rc = text_put(c, F_VALUE, 0, "lines", 0, h.pr + 5, h.pt - 3, 0,
+			   1, th->muted, NULL, NULL)))
+		goto done;
+	hbars_draw_labels(c, &h);
+	vline(c, h.pl - 1, h.pt, h.pb, th->axis);
+	for (i = 0; i <= 4; i++) {
+		double col = round(h.pl + pw * (double)i / 4) - 1;
+
+		vline(c, col, h.pb, h.pb + 4, th->axis);
+		fmt_tick(buf, sizeof(buf), 25.0 * (double)i);
+		if ((rc = text_put(c, F_TICK, 0, buf, 0, col + 0.5, h.pb + 6,
+				   0.5, 0, th->muted, NULL, NULL)))
+			goto done;
+	}
+	text_draw(c, &xtitle, h.pl + pw / 2, h.pb + 6 + tick_h + 5, 0.5, 0,
+		  th->muted);
+	rc = 0;
+done:
+	hbars_release(&h);
+	text_free(&xtitle);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output */
+
+struct buf {
+	unsigned char *p;
+	size_t n, cap;
+	int oom;
+};
+
+static cairo_status_t buf_write(void *closure, const unsigned char *data,
+				unsigned int len)
+{
+	struct buf *b = closure;
+
+	if (b->n + len > b->cap) {
+		size_t cap = b->cap ? b->cap : 65536;
+		unsigned char *p;
+
+		while (cap < b->n + len)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = 1;
+			return CAIRO_STATUS_NO_MEMORY;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, data, len);
+	b->n += len;
+	return CAIRO_STATUS_SUCCESS;
+}
+
+static void png_write(png_structp png, png_bytep data, png_size_t len)
+{
+	struct buf *b = png_get_io_ptr(png);
+
+	if (buf_write(b, data, (unsigned int)len))
+		png_error(png, "out of memory");
+}
+
+/* libpng prints its errors and warnings unless told otherwise. */
+static void png_fail(png_structp png, png_const_charp msg)
+{
+	(void)msg;
+	png_longjmp(png, 1);
+}
+
+static void png_quiet(png_structp png, png_const_charp msg)
+{
+	(void)png;
+	(void)msg;
+}
+
+static int write_file(const char *path, const unsigned char *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		return error_set("unable to create '%s': %s", path,
+				 strerror(errno));
+	if (fwrite(p, 1, n, f) != n) {
+		int e = errno;
+
+		fclose(f);
+		return error_set("unable to write '%s': %s", path,
+				 strerror(e));
+	}
+	if (fclose(f))
+		return error_set("unable to write '%s': %s", path,
+				 strerror(errno));
+	return 0;
+}
+
+/*
+ * cairo names each SVG surface after a process-wide counter
+ * ("surface42"): number such names in order of first appearance instead.
+ */
+static int svg_normalise(struct buf *out, const struct buf *in)
+{
+	static const char *const prefixes[] = { "surface", "source-",
+						"image" };
+	unsigned long *seen = NULL;
+	size_t nseen = 0, cap = 0, i = 0, p;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (i < in->n) {
+		const char *s = (const char *)in->p + i;
+		size_t rest = in->n - i, plen = 0, d;
+		int ref = 0;
+
+		if (rest > 4 && !memcmp(s, "id=\"", 4))
+			ref = 4;
+		else if (*s == '#')
+			ref = 1;
+		for (p = 0; ref && p < sizeof(prefixes) / sizeof(*prefixes);
+		     p++) {
+			plen = strlen(prefixes[p]);
+			if (rest > ref + plen &&
+			    !memcmp(s + ref, prefixes[p], plen))
+				break;
+		}
+		if (ref && p < sizeof(prefixes) / sizeof(*prefixes) &&
+		    (d = ref + plen) < rest && s[d] >= '0' && s[d] <= '9') {
+			unsigned long num = 0, id;
+			char tmp[32];
+			size_t k;
+
+			while (d < rest && s[d] >= '0' && s[d] <= '9')
+				num = num * 10 + (unsigned long)(s[d++] - '0');
+			for (k = 0; k < nseen; k++)
+				if (seen[k] == num)
+					break;
+			if (k == nseen) {
+				if (nseen == cap) {
+					size_t nc = cap ? cap * 2 : 16;
+					unsigned long *ns =
+						realloc(seen, nc * sizeof(*ns));
+
+					if (!ns) {
+						rc = error_oom();
+						goto done;
+					}
+					seen = ns;
+					cap = nc;
+				}
+				seen[nseen++] = num;
+			}
+			id = (unsigned long)k + 1;
+			snprintf(tmp, sizeof(tmp), "%lu", id);
+			if (buf_write(out, (const unsigned char *)s,
+				      (unsigned)(ref + plen)) ||
+			    buf_write(out, (const unsigned char *)tmp,
+				      (unsigned)strlen(tmp))) {
+				rc = error_oom();
+				goto done;
+			}
+			i += d;
+			continue;
+		}
+		if (buf_write(out, (const unsigned char *)s, 1)) {
+			rc = error_oom();
+			goto done;
+		}
+		i++;
+	}
+done:
+	free(seen);
+	return rc;
+}
+
+typedef int (*draw_fn)(struct chart *c, const void *arg);
+
+struct charts {
+	const char *dir;
+	const struct tally *t;
+	const struct report_info *info;
+	const struct theme *th;
+	unsigned w, h;
+	PangoFontMap *fm;
+	PangoContext *pc;
+	struct rows rows;
+	size_t nrel;
+	char *path;
+	size_t path_cap;
+};
+
+static int render(struct charts *x, cairo_surface_t *s, const char *name,
+		  draw_fn fn, const void *arg)
+{
+	struct chart c;
+	cairo_status_t st;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.cr = cairo_create(s);
+	c.pc = x->pc;
+	c.t = x->t;
+	c.info = x->info;
+	c.th = x->th;
+	c.w = x->w;
+	c.h = x->h;
+	c.rows = &x->rows;
+	c.nrel = x->nrel;
+	pango_cairo_update_context(c.cr, c.pc);
+	rc = fn(&c, arg);
+	st = cairo_status(c.cr);
+	cairo_destroy(c.cr);
+	if (!rc && st)
+		rc = st == CAIRO_STATUS_NO_MEMORY
+			? error_oom()
+			: error_set("unable to draw chart '%s': %s", name,
+				    cairo_status_to_string(st));
+	return rc;
+}
+
+static const char *out_path(struct charts *x, const char *name,
+			    const char *suffix)
+{
+	size_t need = strlen(x->dir) + strlen(name) + strlen(suffix) + 2;
+
+	if (need > x->path_cap) {
+		char *p = realloc(x->path, need);
+
+		if (!p)
+			return NULL;
+		x->path = p;
+		x->path_cap = need;
+	}
+	snprintf(x->path, need, "%s/%s%s", x->dir, name, suffix);
+	return x->path;
+}
+
+/*
+ * PNG through libpng rather than cairo's writer, whose adaptive row
+ * filters and zlib level 6 made encoding most of the time spent on a
+ * report: charts are flat colour, which compresses nearly as well
+ * without filters at level 3, several times faster. No time or text
+ * chunks, so the bytes depend only on the pixels.
+ */
+static int png_encode(struct buf *out, cairo_surface_t *s)
+{
+	int w = cairo_image_surface_get_width(s);
+	int h = cairo_image_surface_get_height(s);
+	int stride = cairo_image_surface_get_stride(s);
+	const unsigned char *data;
+	png_structp png = NULL;
+	png_infop info = NULL;
+	unsigned char *volatile row = NULL;
+	volatile int rc = 0;
+	int x, y;
+
+	cairo_surface_flush(s);
+	data = cairo_image_surface_get_data(s);
+	row = malloc((size_t)w * 3);
+	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL,
+				      png_fail, png_quiet);
+	if (png)
+		info = png_create_info_struct(png);
+	if (!row || !png || !info) {
+		rc = error_oom();
+		goto done;
+	}
+	if (setjmp(png_jmpbuf(png))) {
+		rc = out->oom ? error_oom() : error_set("unable to encode PNG");
+		goto done;
+	}
+	png_set_write_fn(png, out, png_write, NULL);
+	png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8,
+		     PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+		     PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+	png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+	png_set_compression_level(png, 3);
+	png_write_info(png, info);
+	for (y = 0; y < h; y++) {
+		const unsigned char *src = data + (size_t)y * (size_t)stride;
+
+		for (x = 0; x < w; x++) {
+			uint32_t v;
+
+			memcpy(&v, src + 4 * x, 4);
+			row[3 * x] = (unsigned char)(v >> 16);
+			row[3 * x + 1] = (unsigned char)(v >> 8);
+			row[3 * x + 2] = (unsigned char)v;
+		}
+		png_write_row(png, row);
+	}
+	png_write_end(png, info);
+done:
+	png_destroy_write_struct(png ? &png : NULL, info ? &info : NULL);
+	free(row);
+	return rc;
+}
+
+static int emit_png(struct charts *x, const char *name, int scale,
+		    draw_fn fn, const void *arg)
+{
+	cairo_surface_t *s;
+	struct buf b = { 0 };
+	const char *path;
+	cairo_status_t st;
+	int rc;
+
+	s = cairo_image_surface_create(CAIRO_FORMAT_RGB24,
+				       (int)x->w * scale, (int)x->h * scale);
+	if ((st = cairo_surface_status(s))) {
+		cairo_surface_destroy(s);
+		return st == CAIRO_STATUS_NO_MEMORY
+			? error_oom()
+			: error_set("unable to make chart '%s': %s", name,
+				    cairo_status_to_string(st));
+	}
+	cairo_surface_set_device_scale(s, scale, scale);
+	rc = render(x, s, name, fn, arg);
+	if (!rc)
+		rc = png_encode(&b, s);
+	cairo_surface_destroy(s);
+	if (!rc) {
+		path = out_path(x, name, scale == 1 ? ".png" : "@2x.png");
+		rc = path ? write_file(path, b.p, b.n) : error_oom();
+	}
+	free(b.p);
+	return rc;
+}
+
+static int emit_svg(struct charts *x, const char *name, draw_fn fn,
+		    const void *arg)
+{
+	cairo_surface_t *s;
+	struct buf b = { 0 }, norm = { 0 };
+	const char *path;
+	cairo_status_t st;
+	int rc;
+
+	s = cairo_svg_surface_create_for_stream(buf_write, &b, x->w, x->h);
+	if ((st = cairo_surface_status(s))) {
+		cairo_surface_destroy(s);
+		return error_set("unable to make chart '%s': %s", name,
+				 cairo_status_to_string(st));
+	}
+	cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PX);
+	rc = render(x, s, name, fn, arg);
+	cairo_surface_finish(s);
+	st = cairo_surface_status(s);
+	cairo_surface_destroy(s);
+	if (!rc && st)
+		rc = b.oom ? error_oom()
+			   : error_set("unable to write chart '%s': %s", name,
+				       cairo_status_to_string(st));
+	if (!rc)
+		rc = svg_normalise(&norm, &b);
+	if (!rc) {
+		path = out_path(x, name, ".svg");
+		rc = path ? write_file(path, norm.p, norm.n) : error_oom();
+	}
+	free(b.p);
+	free(norm.p);
+	return rc;
+}
+
+static int chart_emit(struct charts *x, const char *name, draw_fn fn,
+		      const void *arg)
+{
+	int rc;
+
+	if ((rc = emit_svg(x, name, fn, arg)) ||
+	    (rc = emit_png(x, name, 1, fn, arg)) ||
+	    (rc = emit_png(x, name, 2, fn, arg)))
+		return rc;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fonts */
+
+/*
+ * A font map and context of our own with every font option fixed, so
+ * that neither the surface nor the environment changes glyph shapes or
+ * metrics.
+ */
+static void fonts_open(PangoFontMap **fm, PangoContext **pc)
+{
+	cairo_font_options_t *fo = cairo_font_options_create();
+
+	*fm = pango_cairo_font_map_new();
+	*pc = pango_font_map_create_context(*fm);
+	cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
+	cairo_font_options_set_subpixel_order(fo, CAIRO_SUBPIXEL_ORDER_DEFAULT);
+	cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_SLIGHT);
+	cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+	pango_cairo_context_set_font_options(*pc, fo);
+	cairo_font_options_destroy(fo);
+	pango_cairo_context_set_resolution(*pc, 96);
+	pango_context_set_round_glyph_positions(*pc, FALSE);
+	pango_context_set_language(*pc, pango_language_from_string("en"));
+	pango_context_set_base_dir(*pc, PANGO_DIRECTION_LTR);
+}
+
+static void fonts_close(PangoFontMap *fm, PangoContext *pc)
+{
+	if (pc)
+		g_object_unref(pc);
+	if (fm)
+		g_object_unref(fm);
+}
+
+int chart_check_font(void)
+{
+	PangoFontMap *fm;
+	PangoContext *pc;
+	PangoFontDescription *want, *got = NULL;
+	PangoFont *font;
+	PangoLayout *l = NULL;
+	const char *family;
+	int rc = 0;
+
+	fonts_open(&fm, &pc);
+	want = pango_font_description_from_string(CHART_FONT);
+	pango_font_description_set_absolute_size(want, 12 * PANGO_SCALE);
+	font = pango_font_map_load_font(fm, pc, want);
+	if (!font) {
+		rc = error_set("font '%s' not found: install fonts-dejavu-core",
+			       CHART_FONT);
+		goto done;
+	}
+	got = pango_font_describe(font);
+	family = pango_font_description_get_family(got);
+	if (!family || g_ascii_strcasecmp(family, CHART_FONT)) {
+		rc = error_set("font '%s' not found (got '%s'): install "
+			       "fonts-dejavu-core",
+			       CHART_FONT, family ? family : "none");
+		goto done;
+	}
+	l = pango_layout_new(pc);
+	pango_layout_set_font_description(l, want);
+	pango_layout_set_text(l, "0123456789% ABCXYZ abcxyz.-_", -1);
+	if (pango_layout_get_unknown_glyphs_count(l)) {
+		rc = error_set("font '%s' draws no glyphs: install "
+			       "fonts-dejavu-core",
+			       CHART_FONT);
+		goto done;
+	}
+done:
+	if (l)
+		g_object_unref(l);
+	if (got)
+		pango_font_description_free(got);
+	if (font)
+		g_object_unref(font);
+	pango_font_description_free(want);
+	fonts_close(fm, pc);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry points */
+
+int chart_check_options(const struct chart_options *o)
+{
+	if (o->width < CHART_MIN_WIDTH || o->width > CHART_MAX_WIDTH)
+		return error_setc(STRATA_EUSAGE,
+				  "chart width '%u' out of range (%d to %d)",
+				  o->width, CHART_MIN_WIDTH, CHART_MAX_WIDTH);
+	if (o->height < CHART_MIN_HEIGHT || o->height > CHART_MAX_HEIGHT)
+		return error_setc(STRATA_EUSAGE,
+				  "chart height '%u' out of range (%d to %d)",
+				  o->height, CHART_MIN_HEIGHT,
+				  CHART_MAX_HEIGHT);
+	return 0;
+}
+
+static const char *dir_display(const char *path)
+{
+	return strcmp(path, ".") ? path : "the root directory";
+}
+
+static int chart_dir(struct charts *x, size_t i)
+{
+	const struct tally_dir *d = &x->t->dirs[i];
+	char *slug = NULL, *name = NULL, *title = NULL, *sub = NULL;
+	char count[32];
+	struct dist dist;
+	size_t len;
+	int rc;
+
+	if ((rc = tally_slug(&slug, d->path)))
+		goto done;
+	len = strlen(d->path) * 2 + strlen(slug) + strlen(rev_of(x->info)) +
+	      128;
+	name = malloc(len);
+	title = malloc(len);
+	sub = malloc(len);
+	if (!name || !title || !sub) {
+		rc = error_oom();
+		goto done;
+	}
+	fmt_count(count, sizeof(count), d->lines);
+	snprintf(name, len, "dir-%s", slug);
+	if (!strcmp(d->path, "."))
+		snprintf(title, len, "Files in the root directory by release");
+	else
+		snprintf(title, len, "%s/ by release", d->path);
+	snprintf(sub, len,
+		 "Share of the %s %s in %s at %s by the release that "
+		 "wrote them",
+		 count, d->lines == 1 ? "line" : "lines", dir_display(d->path),
+		 rev_of(x->info));
+	dist.title = title;
+	dist.subtitle = sub;
+	dist.counts = d->by_release;
+	dist.total = d->lines;
+	rc = chart_emit(x, name, draw_dist, &dist);
+done:
+	free(slug);
+	free(name);
+	free(title);
+	free(sub);
+	return rc;
+}
+
+int chart_write_all(const char *img_dir, const struct tally *t,
+		    const struct report_info *info,
+		    const struct chart_options *o)
+{
+	struct charts x;
+	uint64_t *counts = NULL;
+	char title[256], sub[512], count[32];
+	struct dist dist;
+	size_t i;
+	int rc;
+
+	memset(&x, 0, sizeof(x));
+	if ((rc = chart_check_options(o)))
+		return rc;
+	x.dir = img_dir;
+	x.t = t;
+	x.info = info;
+	x.th = o->dark ? &theme_dark : &theme_light;
+	x.w = o->width;
+	x.h = o->height;
+	x.nrel = released_count(t);
+	fonts_open(&x.fm, &x.pc);
+	if ((rc = rows_build(&x.rows, t, rows_max(o->height))))
+		goto done;
+
+	counts = calloc(t->nreleases ? t->nreleases : 1, sizeof(*counts));
+	if (!counts) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < t->nreleases; i++)
+		counts[i] = t->releases[i].lines;
+	fmt_count(count, sizeof(count), t->total_lines);
+	snprintf(title, sizeof(title),
+		 "Lines at %s by the release that wrote them", rev_of(info));
+	snprintf(sub, sizeof(sub), "Share of all %s %s in %s%s", count,
+		 t->total_lines == 1 ? "line" : "lines", repo_of(info),
+		 x.nrel < t->nreleases
+			 ? "; the last bar is code not yet in a release"
+			 : "");
+	dist.title = title;
+	dist.subtitle = sub;
+	dist.counts = counts;
+	dist.total = t->total_lines;
+	if ((rc = chart_emit(&x, "releases", draw_dist, &dist)) ||
+	    (rc = chart_emit(&x, "subsystems", draw_subsystems, NULL)) ||
+	    (rc = chart_emit(&x, "subsystems-stack", draw_subsystems_stack,
+			     NULL)))
+		goto done;
+	for (i = 1; i < t->ndirs; i++)
+		if (t->dirs[i].level >= 1 && (rc = chart_dir(&x, i)))
+			goto done;
+done:
+	free(counts);
+	free(x.path);
+	rows_release(&x.rows);
+	fonts_close(x.fm, x.pc);
+	return rc;
+}

@@ -1,0 +1,646 @@
+/*
+ * data: the report's machine-readable files.
+ *
+ * Everything written here is a function of the tally and the report's
+ * parameters, so the same input gives byte-identical files: no floating
+ * point (shares are computed from the integer counts), no locale, sorted
+ * input. The one exception is report.json's "run" object (timings, jobs),
+ * which is left out when SOURCE_DATE_EPOCH is set. docs/data.md is the
+ * reference for every format.
+ */
+#include "strata/data.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "strata/error.h"
+#include "strata/releases.h"
+
+/* RFC 4180: records end with CRLF. */
+#define EOL "\r\n"
+
+/* An output file, written under a temporary name and renamed when whole. */
+struct out {
+	FILE *f;
+	char *path;
+	char *tmp;
+};
+
+static int out_open(struct out *o, const char *dir, const char *name)
+{
+	size_t len = strlen(dir) + strlen(name) + 16;
+
+	memset(o, 0, sizeof(*o));
+	o->path = malloc(len);
+	o->tmp = malloc(len);
+	if (!o->path || !o->tmp) {
+		free(o->path);
+		free(o->tmp);
+		return error_oom();
+	}
+	snprintf(o->path, len, "%s/%s", dir, name);
+	snprintf(o->tmp, len, "%s/.%s.tmp", dir, name);
+	o->f = fopen(o->tmp, "wb");
+	if (!o->f) {
+		int rc = error_set("unable to create '%s': %s", o->tmp,
+				   strerror(errno));
+
+		free(o->path);
+		free(o->tmp);
+		return rc;
+	}
+	return 0;
+}
+
+/* Finish the file: renamed into place if `rc` is 0, removed otherwise. */
+static int out_close(struct out *o, int rc)
+{
+	if (!o->f)
+		return rc;
+	if (!rc && ferror(o->f))
+		rc = error_set("unable to write '%s'", o->tmp);
+	if (fclose(o->f) && !rc)
+		rc = error_set("unable to write '%s': %s", o->tmp,
+			       strerror(errno));
+	if (!rc && rename(o->tmp, o->path))
+		rc = error_set("unable to rename '%s' to '%s': %s", o->tmp,
+			       o->path, strerror(errno));
+	if (rc)
+		unlink(o->tmp);
+	free(o->path);
+	free(o->tmp);
+	memset(o, 0, sizeof(*o));
+	return rc;
+}
+
+/* "2010-02-24T18:52:17Z" */
+static void iso_date(char *buf, size_t size, int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) ||
+	    !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, size, "1970-01-01T00:00:00Z");
+}
+
+/* part/whole in percent, two decimals, rounded half up. */
+static void percent(char *buf, size_t size, uint64_t part, uint64_t whole)
+{
+	uint64_t c = 0;
+
+	if (whole)
+		c = (2 * part * 10000 + whole) / (2 * whole);
+	snprintf(buf, size, "%" PRIu64 ".%02" PRIu64, c / 100, c % 100);
+}
+
+/* Seconds with three decimals, without printf's locale-dependent %f. */
+static void seconds(char *buf, size_t size, double s)
+{
+	long long ms = isfinite(s) && s > 0 ? llround(s * 1000.0) : 0;
+
+	snprintf(buf, size, "%lld.%03lld", ms / 1000, ms % 1000);
+}
+
+/* --- CSV ----------------------------------------------------------------- */
+
+/* A field, quoted when it holds a comma, a quote, CR or LF. */
+static void csv_str(FILE *f, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+		return;
+	}
+	putc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			putc('"', f);
+		putc(*s, f);
+	}
+	putc('"', f);
+}
+
+/* --- JSON ---------------------------------------------------------------- */
+
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629), 0 if none. */
+static size_t utf8_seq(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;  /* no overlong forms */
+	else if (c == 0xed)
+		hi = 0x9f;  /* no surrogates */
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;  /* nothing above U+10FFFF */
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+static int utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = utf8_seq(p);
+
+		if (!n)
+			return 0;
+		p += n;
+	}
+	return 1;
+}
+
+/*
+ * A JSON string. Valid UTF-8 is written as is, except for the escapes JSON
+ * needs, other control characters and DEL as \u00XX, and U+2028/U+2029
+ * escaped so that the text is also valid JavaScript. A byte that does not
+ * start a well-formed sequence becomes \ufffd.
+ */
+static void json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	putc('"', f);
+	while (*p) {
+		size_t n = utf8_seq(p);
+
+		if (!n) {
+			fputs("\\ufffd", f);
+			p++;
+			continue;
+		}
+		if (n == 1) {
+			switch (*p) {
+			case '"': fputs("\\\"", f); break;
+			case '\\': fputs("\\\\", f); break;
+			case '\b': fputs("\\b", f); break;
+			case '\f': fputs("\\f", f); break;
+			case '\n': fputs("\\n", f); break;
+			case '\r': fputs("\\r", f); break;
+			case '\t': fputs("\\t", f); break;
+			default:
+				if (*p < 0x20 || *p == 0x7f)
+					fprintf(f, "\\u%04x", *p);
+				else
+					putc(*p, f);
+			}
+		} else if (n == 3 && p[0] == 0xe2 && p[1] == 0x80 &&
+			   (p[2] == 0xa8 || p[2] == 0xa9)) {
+			fprintf(f, "\\u%04x", p[2] == 0xa8 ? 0x2028 : 0x2029);
+		} else {
+			fwrite(p, 1, n, f);
+		}
+		p += n;
+	}
+	putc('"', f);
+}
+
+/* "key": "value", plus "key_bytes": "<hex>" when value is not UTF-8. */
+static void json_field(FILE *f, const char *key, const char *value)
+{
+	fprintf(f, "\"%s\": ", key);
+	json_str(f, value);
+	if (!utf8_valid(value)) {
+		fprintf(f, ", \"%s_bytes\": \"", key);
+		for (const unsigned char *p = (const unsigned char *)value;
+		     *p; p++)
+			fprintf(f, "%02x", *p);
+		putc('"', f);
+	}
+}
+
+static void json_opt_str(FILE *f, const char *key, const char *value)
+{
+	if (value)
+		json_field(f, key, value);
+	else
+		fprintf(f, "\"%s\": null", key);
+}
+
+static void json_date(FILE *f, const char *key, int64_t t, int present)
+{
+	char buf[40];
+
+	if (!present) {
+		fprintf(f, "\"%s\": null", key);
+		return;
+	}
+	iso_date(buf, sizeof(buf), t);
+	fprintf(f, "\"%s\": \"%s\"", key, buf);
+}
+
+static void json_str_array(FILE *f, const char *key, const char *const *v,
+			   size_t n)
+{
+	fprintf(f, "\"%s\": [", key);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", f);
+		json_str(f, v[i]);
+	}
+	putc(']', f);
+}
+
+static const char *bool_str(int b)
+{
+	return b ? "true" : "false";
+}
+
+/* {"release": lines, ...} for the releases with lines > 0 */
+static void json_by_release(FILE *f, const struct tally *t,
+			    const uint64_t *by_release)
+{
+	int first = 1;
+
+	putc('{', f);
+	for (size_t r = 0; r < t->nreleases; r++) {
+		if (!by_release[r])
+			continue;
+		if (!first)
+			fputs(", ", f);
+		first = 0;
+		json_str(f, t->releases[r].name);
+		fprintf(f, ": %" PRIu64, by_release[r]);
+	}
+	putc('}', f);
+}
+
+/* --- what is shared by several files ------------------------------------ */
+
+/*
+ * The tag that stands for a release: its first tag without a pre-release
+ * suffix (v2.6.33 rather than v2.6.33-rc1, and rather than a later
+ * v2.6.33.1 folded in by --group), or its latest tag when it has only
+ * pre-releases. NULL for a release without tags.
+ */
+static int main_tag(const struct release_tag **out, const struct release *rel)
+{
+	static const struct releases_options defaults = { NULL, NULL };
+
+	*out = NULL;
+	if (!rel || !rel->ntags)
+		return 0;
+	for (size_t i = 0; i < rel->ntags; i++) {
+		char *name;
+		int rc, final;
+
+		rc = releases_name_for_tag(&name, &defaults,
+					   rel->tags[i].name);
+		if (rc)
+			return rc;
+		final = !strcmp(name, rel->tags[i].name);
+		free(name);
+		if (final) {
+			*out = &rel->tags[i];
+			return 0;
+		}
+	}
+	*out = &rel->tags[rel->ntags - 1];
+	return 0;
+}
+
+static int main_tags(const struct release_tag ***out, const struct tally *t)
+{
+	const struct release_tag **v = calloc(t->nreleases + 1, sizeof(*v));
+
+	*out = NULL;
+	if (!v)
+		return error_oom();
+	for (size_t r = 0; r < t->nreleases; r++) {
+		int rc = main_tag(&v[r], t->releases[r].release);
+
+		if (rc) {
+			free(v);
+			return rc;
+		}
+	}
+	*out = v;
+	return 0;
+}
+
+/* Index of the first release, or -1 if there is none but "unreleased". */
+static long first_release(const struct tally *t)
+{
+	return t->nreleases && !t->releases[0].unreleased ? 0 : -1;
+}
+
+/* --- the files ----------------------------------------------------------- */
+
+static int write_files_csv(const char *dir, const struct tally *t)
+{
+	struct out o;
+	int rc = out_open(&o, dir, "files.csv");
+
+	if (rc)
+		return rc;
+	fputs("path,release,lines" EOL, o.f);
+	for (size_t i = 0; i < t->nfiles; i++) {
+		const struct tally_file *file = &t->files[i];
+
+		for (size_t r = 0; r < t->nreleases; r++) {
+			if (!file->by_release[r])
+				continue;
+			csv_str(o.f, file->path);
+			putc(',', o.f);
+			csv_str(o.f, t->releases[r].name);
+			fprintf(o.f, ",%" PRIu64 EOL, file->by_release[r]);
+		}
+	}
+	return out_close(&o, 0);
+}
+
+static int write_releases_csv(const char *dir, const struct tally *t,
+			      const struct release_tag **tags)
+{
+	struct out o;
+	int rc = out_open(&o, dir, "releases.csv");
+
+	if (rc)
+		return rc;
+	fputs("release,tag,date,commits,lines,share" EOL, o.f);
+	for (size_t r = 0; r < t->nreleases; r++) {
+		const struct tally_release *tr = &t->releases[r];
+		char date[40] = "", share[32];
+
+		csv_str(o.f, tr->name);
+		putc(',', o.f);
+		if (tags[r]) {
+			csv_str(o.f, tags[r]->name);
+			iso_date(date, sizeof(date), tags[r]->date);
+		}
+		percent(share, sizeof(share), tr->lines, t->total_lines);
+		fprintf(o.f, ",%s,%" PRIu64 ",%" PRIu64 ",%s" EOL, date,
+			tr->release ? tr->release->commits : 0, tr->lines,
+			share);
+	}
+	return out_close(&o, 0);
+}
+
+static int write_subsystems_csv(const char *dir, const struct tally *t)
+{
+	struct out o;
+	int rc = out_open(&o, dir, "subsystems.csv");
+
+	if (rc)
+		return rc;
+	fputs("subsystem,release,lines" EOL, o.f);
+	for (size_t i = 0; i < t->ndirs; i++) {
+		const struct tally_dir *d = &t->dirs[i];
+
+		if (d->level != 1)
+			continue;
+		for (size_t r = 0; r < t->nreleases; r++) {
+			if (!d->by_release[r])
+				continue;
+			csv_str(o.f, d->path);
+			putc(',', o.f);
+			csv_str(o.f, t->releases[r].name);
+			fprintf(o.f, ",%" PRIu64 EOL, d->by_release[r]);
+		}
+	}
+	return out_close(&o, 0);
+}
+
+static int write_untouched_csv(const char *dir, const struct tally *t)
+{
+	struct out o;
+	int rc = out_open(&o, dir, "untouched.csv");
+
+	if (rc)
+		return rc;
+	fputs("path,lines" EOL, o.f);
+	for (size_t i = 0; i < t->nfiles; i++) {
+		if (!t->files[i].untouched)
+			continue;
+		csv_str(o.f, t->files[i].path);
+		fprintf(o.f, ",%" PRIu64 EOL, t->files[i].lines);
+	}
+	return out_close(&o, 0);
+}
+
+static void json_head(FILE *f, const struct tally *t,
+		      const struct report_info *info)
+{
+	char date[40];
+
+	fputs("{\n  \"format\": \"strata-report/1\",\n  ", f);
+	json_opt_str(f, "version", info->version);
+	iso_date(date, sizeof(date), info->generated);
+	fprintf(f, ",\n  \"generated\": \"%s\",\n", date);
+
+	fputs("  \"repository\": {\n    ", f);
+	json_opt_str(f, "name", info->repo_name);
+	fputs(",\n    ", f);
+	json_opt_str(f, "rev", info->rev);
+	fputs(",\n    ", f);
+	json_field(f, "commit", info->commit);
+	fputs(",\n    ", f);
+	json_date(f, "commit_date", info->commit_time, 1);
+	fprintf(f, ",\n    \"commits\": %zu,\n    \"shallow\": %s,\n"
+		"    \"boundary_commits\": %zu\n  },\n", info->ncommits,
+		bool_str(info->shallow), info->nboundary);
+
+	fputs("  \"options\": {\n    ", f);
+	json_field(f, "tags", info->tags_ere ? info->tags_ere
+					     : releases_default_tags);
+	fputs(",\n    ", f);
+	json_opt_str(f, "group", info->group_ere);
+	fprintf(f, ",\n    \"first_parent\": %s,\n"
+		"    \"ignore_whitespace\": %s,\n    ",
+		bool_str(info->first_parent),
+		bool_str(info->ignore_whitespace));
+	json_str_array(f, "ignore_revs", info->ignore_revs,
+		       info->nignore_revs);
+	fputs(",\n    ", f);
+	json_str_array(f, "include", info->include, info->ninclude);
+	fputs(",\n    ", f);
+	json_str_array(f, "exclude", info->exclude, info->nexclude);
+	fprintf(f, ",\n    \"depth\": %u\n  },\n", info->depth);
+
+	fprintf(f, "  \"totals\": {\n    \"lines\": %" PRIu64 ",\n"
+		"    \"files\": %zu,\n    \"releases\": %zu,\n"
+		"    \"untouched_files\": %zu,\n"
+		"    \"untouched_lines\": %" PRIu64 "\n  },\n",
+		t->total_lines, t->nfiles, t->nreleases, t->nuntouched,
+		t->untouched_lines);
+}
+
+static void json_releases(FILE *f, const struct tally *t,
+			  const struct release_tag **tags)
+{
+	fputs("  \"releases\": [", f);
+	for (size_t r = 0; r < t->nreleases; r++) {
+		const struct tally_release *tr = &t->releases[r];
+		const struct release *rel = tr->release;
+		int dated = rel && rel->ntags;
+		char share[32];
+
+		fputs(r ? ",\n    {" : "\n    {", f);
+		json_field(f, "name", tr->name);
+		fprintf(f, ", \"unreleased\": %s, ", bool_str(tr->unreleased));
+		json_opt_str(f, "tag", tags[r] ? tags[r]->name : NULL);
+		fputs(", ", f);
+		json_date(f, "date", tags[r] ? tags[r]->date : 0, !!tags[r]);
+		fputs(", ", f);
+		json_date(f, "first_date", dated ? rel->first_date : 0, dated);
+		fputs(", ", f);
+		json_date(f, "last_date", dated ? rel->last_date : 0, dated);
+		percent(share, sizeof(share), tr->lines, t->total_lines);
+		fprintf(f, ", \"commits\": %" PRIu64 ", \"lines\": %" PRIu64
+			", \"share\": %s, \"tags\": [",
+			rel ? rel->commits : 0, tr->lines, share);
+		for (size_t i = 0; rel && i < rel->ntags; i++) {
+			fputs(i ? ", {" : "{", f);
+			json_field(f, "name", rel->tags[i].name);
+			fputs(", ", f);
+			json_date(f, "date", rel->tags[i].date, 1);
+			putc('}', f);
+		}
+		fputs("]}", f);
+	}
+	fputs(t->nreleases ? "\n  ],\n" : "],\n", f);
+}
+
+static void json_files(FILE *f, const struct tally *t)
+{
+	fputs("  \"files\": [", f);
+	for (size_t i = 0; i < t->nfiles; i++) {
+		const struct tally_file *file = &t->files[i];
+
+		fputs(i ? ",\n    {" : "\n    {", f);
+		json_field(f, "path", file->path);
+		fprintf(f, ", \"lines\": %" PRIu64 ", \"untouched\": %s, "
+			"\"releases\": ", file->lines,
+			bool_str(file->untouched));
+		json_by_release(f, t, file->by_release);
+		putc('}', f);
+	}
+	fputs(t->nfiles ? "\n  ],\n" : "],\n", f);
+}
+
+static void json_dirs(FILE *f, const struct tally *t)
+{
+	long first = first_release(t);
+
+	fputs("  \"directories\": [", f);
+	for (size_t i = 0; i < t->ndirs; i++) {
+		const struct tally_dir *d = &t->dirs[i];
+		char share[32];
+
+		percent(share, sizeof(share),
+			first < 0 ? 0 : d->by_release[first], d->lines);
+		fputs(i ? ",\n    {" : "\n    {", f);
+		json_field(f, "path", d->path);
+		fprintf(f, ", \"level\": %u, \"lines\": %" PRIu64
+			", \"files\": %zu, \"untouched_files\": %zu"
+			", \"first_share\": %s, \"releases\": ", d->level,
+			d->lines, d->nfiles, d->nuntouched, share);
+		json_by_release(f, t, d->by_release);
+		putc('}', f);
+	}
+	fputs(t->ndirs ? "\n  ],\n" : "],\n", f);
+}
+
+static void json_untouched(FILE *f, const struct tally *t)
+{
+	int first = 1;
+
+	fputs("  \"untouched\": [", f);
+	for (size_t i = 0; i < t->nfiles; i++) {
+		if (!t->files[i].untouched)
+			continue;
+		fputs(first ? "\n    {" : ",\n    {", f);
+		first = 0;
+		json_field(f, "path", t->files[i].path);
+		fprintf(f, ", \"lines\": %" PRIu64 "}", t->files[i].lines);
+	}
+	fputs(first ? "]" : "\n  ]", f);
+}
+
+/*
+ * Facts about this run rather than the input: they change from run to run
+ * and machine to machine. Reproducible builds set SOURCE_DATE_EPOCH; then
+ * they are left out and the file is byte-identical for the same input.
+ */
+static void json_run(FILE *f, const struct report_info *info)
+{
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	char h[32], b[32], total[32];
+
+	if (sde && *sde) {
+		fputs("\n}\n", f);
+		return;
+	}
+	seconds(h, sizeof(h), info->seconds_history);
+	seconds(b, sizeof(b), info->seconds_blame);
+	seconds(total, sizeof(total), info->seconds_total);
+	fprintf(f, ",\n  \"run\": {\n    \"jobs\": %u,\n"
+		"    \"diffs\": %" PRIu64 ",\n"
+		"    \"seconds\": {\"history\": %s, \"blame\": %s, "
+		"\"total\": %s}\n  }\n}\n",
+		info->jobs, info->ndiffs, h, b, total);
+}
+
+static int write_report_json(const char *dir, const struct tally *t,
+			     const struct report_info *info,
+			     const struct release_tag **tags)
+{
+	struct out o;
+	int rc = out_open(&o, dir, "report.json");
+
+	if (rc)
+		return rc;
+	json_head(o.f, t, info);
+	json_releases(o.f, t, tags);
+	json_files(o.f, t);
+	json_dirs(o.f, t);
+	json_untouched(o.f, t);
+	json_run(o.f, info);
+	return out_close(&o, 0);
+}
+
+int data_write(const char *dir, const struct tally *t,
+	       const struct report_info *info)
+{
+	const struct release_tag **tags = NULL;
+	int rc;
+
+	rc = main_tags(&tags, t);
+	if (!rc)
+		rc = write_files_csv(dir, t);
+	if (!rc)
+		rc = write_releases_csv(dir, t, tags);
+	if (!rc)
+		rc = write_subsystems_csv(dir, t);
+	if (!rc)
+		rc = write_untouched_csv(dir, t);
+	if (!rc)
+		rc = write_report_json(dir, t, info, tags);
+	free(tags);
+	return rc;
+}

@@ -1,0 +1,1458 @@
+#include "strata/site.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "strata/error.h"
+#include "strata/template.h"
+
+#ifndef STRATA_DATADIR
+#define STRATA_DATADIR "/usr/local/share/strata"
+#endif
+#ifndef STRATA_VERSION
+#define STRATA_VERSION "unknown"
+#endif
+
+const char *const site_templates[] = {
+	"header.tpl", "footer.tpl", "figure.tpl", "index.tpl",
+	"dir.tpl", "untouched.tpl", "releases.tpl", NULL
+};
+
+#define SITE_CSS "strata.css"
+/* Directories listed under "where its lines are now" on releases.html. */
+#define WHERE_TOP 10
+
+#define TRY(x) do { if ((rc = (x)) < 0) goto done; } while (0)
+
+/* ---- finding the templates ---- */
+
+static int readable(const char *dir, const char *name)
+{
+	char *p;
+	int ok;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return 0;
+	ok = access(p, R_OK) == 0;
+	free(p);
+	return ok;
+}
+
+/*
+ * A template without the pragma is expanded without escaping, and one
+ * included from an escaping template is not escaped either: refuse it
+ * rather than publish a page that a file name can inject into.
+ */
+static int check_templates(const char *dir)
+{
+	static const char pragma[] = SITE_PRAGMA;
+	char head[sizeof(pragma)];
+
+	for (size_t i = 0; site_templates[i]; i++) {
+		char *p;
+		FILE *f;
+		size_t n;
+
+		if (asprintf(&p, "%s/%s", dir, site_templates[i]) < 0)
+			return error_oom();
+		f = fopen(p, "rb");
+		if (!f) {
+			error_set("unable to read template '%s': %s", p,
+				  strerror(errno));
+			free(p);
+			return STRATA_ERR;
+		}
+		n = fread(head, 1, sizeof(pragma) - 1, f);
+		fclose(f);
+		if (n != sizeof(pragma) - 1 ||
+		    memcmp(head, pragma, sizeof(pragma) - 1)) {
+			error_set("template '%s' does not start with %s", p,
+				  pragma);
+			free(p);
+			return STRATA_ERR;
+		}
+		free(p);
+	}
+	if (!readable(dir, SITE_CSS))
+		return error_set("unable to read '%s/%s': %s", dir, SITE_CSS,
+				 strerror(errno));
+	return 0;
+}
+
+int site_find_templates(char **out, const char *given)
+{
+	static const char *const beside_binary[] = {
+		"templates", "../../templates", "../share/strata/templates"
+	};
+	char exe[PATH_MAX];
+	char *found = NULL;
+	ssize_t n;
+	int rc;
+
+	*out = NULL;
+	if (given) {
+		if (!readable(given, "index.tpl"))
+			return error_set("no templates in '%s': "
+					 "index.tpl not found", given);
+		found = strdup(given);
+		if (!found)
+			return error_oom();
+	}
+	n = found ? -1 : readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		for (size_t i = 0; !found && i < 3; i++) {
+			char *dir;
+
+			if (asprintf(&dir, "%s/%s", exe, beside_binary[i]) < 0)
+				return error_oom();
+			if (readable(dir, "index.tpl"))
+				found = dir;
+			else
+				free(dir);
+		}
+	}
+	if (!found && readable(STRATA_DATADIR "/templates", "index.tpl")) {
+		found = strdup(STRATA_DATADIR "/templates");
+		if (!found)
+			return error_oom();
+	}
+	if (!found)
+		return error_set("templates not found beside the strata binary "
+				 "nor in '%s': use --templates DIR",
+				 STRATA_DATADIR "/templates");
+	rc = check_templates(found);
+	if (rc < 0) {
+		free(found);
+		return rc;
+	}
+	*out = found;
+	return 0;
+}
+
+/* ---- formatting: locale-free, so that pages are the same everywhere ---- */
+
+struct text {
+	char s[48];
+};
+
+/* 1234567 -> "1,234,567" */
+static struct text count(uint64_t n)
+{
+	struct text t;
+	char digits[24];
+	int len = snprintf(digits, sizeof(digits), "%" PRIu64, n);
+	size_t o = 0;
+
+	for (int i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			t.s[o++] = ',';
+		t.s[o++] = digits[i];
+	}
+	t.s[o] = '\0';
+	return t;
+}
+
+/*
+ * part/whole in percent with `decimals` (1 or 2) digits, rounded half
+ * up in integers: the same everywhere, whatever the FPU or locale.
+ */
+static struct text percent(uint64_t part, uint64_t whole, int decimals)
+{
+	uint64_t unit = decimals == 1 ? 10 : 100, v;
+	struct text t;
+
+	v = whole ? (part * unit * 100 * 2 + whole) / (2 * whole) : 0;
+	snprintf(t.s, sizeof(t.s), "%" PRIu64 ".%0*" PRIu64, v / unit,
+		 decimals, v % unit);
+	return t;
+}
+
+static struct text pct(uint64_t part, uint64_t whole)
+{
+	return percent(part, whole, 2);
+}
+
+static struct text date(int64_t when)
+{
+	struct text t;
+	time_t tt = (time_t)when;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(t.s, sizeof(t.s), "%Y-%m-%d", &tm))
+		snprintf(t.s, sizeof(t.s), "?");
+	return t;
+}
+
+static struct text date_time(int64_t when)
+{
+	struct text t;
+	time_t tt = (time_t)when;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) ||
+	    !strftime(t.s, sizeof(t.s), "%Y-%m-%d %H:%M UTC", &tm))
+		snprintf(t.s, sizeof(t.s), "?");
+	return t;
+}
+
+static struct text seconds(double s)
+{
+	struct text t;
+	long long tenths = s > 0 ? llround(s * 10) : 0;
+
+	snprintf(t.s, sizeof(t.s), "%lld.%lld", tenths / 10, tenths % 10);
+	return t;
+}
+
+/* The length of the valid UTF-8 sequence at s, 0 if there is none. */
+static size_t utf8_seq(const unsigned char *s)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+
+#define CONT(b) ((b) >= 0x80 && (b) <= 0xbf)
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return CONT(s[1]) ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		if (c == 0xe0)
+			lo = 0xa0;
+		if (c == 0xed)
+			hi = 0x9f;
+		return s[1] >= lo && s[1] <= hi && CONT(s[2]) ? 3 : 0;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		if (c == 0xf0)
+			lo = 0x90;
+		if (c == 0xf4)
+			hi = 0x8f;
+		return s[1] >= lo && s[1] <= hi && CONT(s[2]) && CONT(s[3]) ?
+			4 : 0;
+	}
+	return 0;
+#undef CONT
+}
+
+/*
+ * A name as it can be shown on a UTF-8 page: bytes that are not UTF-8,
+ * and control characters (C0, DEL, C1), become \xNN. HTML escaping is
+ * the template's job. malloc'd; NULL when out of memory.
+ */
+static char *display(const char *raw)
+{
+	const unsigned char *s = (const unsigned char *)raw;
+	size_t n = strlen(raw);
+	char *out = malloc(n * 4 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	while (*s) {
+		size_t len = utf8_seq(s);
+		int control = len == 1 ? (*s < 0x20 || *s == 0x7f) :
+			      len == 2 && s[0] == 0xc2 && s[1] < 0xa0;
+
+		if (len && !control) {
+			memcpy(o, s, len);
+			o += len;
+			s += len;
+			continue;
+		}
+		if (!len)
+			len = 1;
+		for (size_t i = 0; i < len; i++)
+			o += sprintf(o, "\\x%02x", s[i]);
+		s += len;
+	}
+	*o = '\0';
+	return out;
+}
+
+static int set_display(struct template_dict *d, const char *key,
+		       const char *raw)
+{
+	char *s = display(raw);
+	int rc;
+
+	if (!s)
+		return error_oom();
+	rc = template_dict_set(d, key, s);
+	free(s);
+	return rc;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* ---- the site being written ---- */
+
+struct site {
+	const char *dir;
+	const struct tally *t;
+	const struct report_info *info;
+	const struct site_options *o;
+	struct template_set *set;
+	char **dir_slug;        /* per dirs[i] */
+	char **release_id;      /* per release: "r-" + slug, for anchors */
+	/* untouched files below each directory, in path order (CSR) */
+	size_t *below_start;    /* ndirs + 1 */
+	size_t *below;          /* file indices */
+	uint64_t *below_lines;  /* per dir: lines of those files */
+	const char *first;      /* name of the first release */
+};
+
+static int write_file(const char *dir, const char *name, const char *data,
+		      size_t len)
+{
+	char *path;
+	FILE *f;
+	int rc = 0;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return error_oom();
+	f = fopen(path, "wb");
+	if (!f) {
+		rc = error_set("unable to create '%s': %s", path,
+			       strerror(errno));
+		goto done;
+	}
+	if (fwrite(data, 1, len, f) != len) {
+		rc = error_set("unable to write '%s': %s", path,
+			       strerror(errno));
+		fclose(f);
+		goto done;
+	}
+	if (fclose(f))
+		rc = error_set("unable to write '%s': %s", path,
+			       strerror(errno));
+done:
+	free(path);
+	return rc;
+}
+
+static int copy_css(struct site *s)
+{
+	char *src, *data = NULL;
+	FILE *f;
+	long len;
+	int rc = 0;
+
+	if (asprintf(&src, "%s/%s", s->o->templates_dir, SITE_CSS) < 0)
+		return error_oom();
+	f = fopen(src, "rb");
+	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET)) {
+		rc = error_set("unable to read '%s': %s", src, strerror(errno));
+		goto done;
+	}
+	data = malloc((size_t)len + 1);
+	if (!data) {
+		rc = error_oom();
+		goto done;
+	}
+	if (fread(data, 1, (size_t)len, f) != (size_t)len) {
+		rc = error_set("unable to read '%s'", src);
+		goto done;
+	}
+	rc = write_file(s->dir, SITE_CSS, data, (size_t)len);
+done:
+	if (f)
+		fclose(f);
+	free(data);
+	free(src);
+	return rc;
+}
+
+/* A chart's size in CSS pixels, from its 1x PNG's header. */
+static int png_size(struct site *s, const char *name, unsigned *w,
+		    unsigned *h)
+{
+	static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n',
+					     0x1a, '\n'};
+	unsigned char b[24];
+	char *path;
+	FILE *f;
+	size_t n = 0;
+
+	if (asprintf(&path, "%s/img/%s.png", s->dir, name) < 0)
+		return error_oom();
+	f = fopen(path, "rb");
+	if (f) {
+		n = fread(b, 1, sizeof(b), f);
+		fclose(f);
+	}
+	if (n != sizeof(b) || memcmp(b, sig, 8) || memcmp(b + 12, "IHDR", 4)) {
+		error_set("chart '%s' is missing or not a PNG", path);
+		free(path);
+		return STRATA_ERR;
+	}
+	free(path);
+	*w = (unsigned)b[16] << 24 | (unsigned)b[17] << 16 |
+	     (unsigned)b[18] << 8 | b[19];
+	*h = (unsigned)b[20] << 24 | (unsigned)b[21] << 16 |
+	     (unsigned)b[22] << 8 | b[23];
+	return 0;
+}
+
+static int figure(struct site *s, struct template_dict *d, const char *key,
+		  const char *name, const char *alt, const char *caption)
+{
+	struct template_dict *f;
+	unsigned w = 0, h = 0;
+	int rc;
+
+	TRY(png_size(s, name, &w, &h));
+	TRY(template_dict_include(&f, d, key, "figure.tpl"));
+	TRY(template_dict_set(f, "NAME", name));
+	TRY(template_dict_setf(f, "WIDTH", "%u", w));
+	TRY(template_dict_setf(f, "HEIGHT", "%u", h));
+	TRY(set_display(f, "ALT", alt));
+	TRY(set_display(f, "CAPTION", caption));
+done:
+	return rc;
+}
+
+enum nav { NAV_INDEX, NAV_RELEASES, NAV_UNTOUCHED, NAV_NONE };
+
+/* A page's dictionary, with the header, footer and values every page has. */
+static int page_new(struct template_dict **out, struct site *s,
+		    const char *title, enum nav current)
+{
+	static const struct {
+		const char *href, *label;
+	} nav[] = {
+		{"index.html", "Overview"},
+		{"releases.html", "Releases"},
+		{"untouched.html", "Untouched files"},
+		{"index.html#data", "Data"},
+	};
+	const struct report_info *info = s->info;
+	struct template_dict *d = NULL, *inc, *item;
+	char *repo = NULL, *rev = NULL;
+	int rc;
+
+	*out = NULL;
+	repo = display(info->repo_name ? info->repo_name : "repository");
+	rev = display(info->rev ? info->rev : info->commit);
+	if (!repo || !rev) {
+		rc = error_oom();
+		goto done;
+	}
+	TRY(template_dict_new(&d));
+	TRY(template_dict_set_shared(d, "REPO", repo));
+	TRY(template_dict_set_shared(d, "REV", rev));
+	TRY(template_dict_set_shared(d, "COMMIT", info->commit));
+	TRY(template_dict_set_shared(d, "VERSION",
+				     info->version ? info->version :
+				     STRATA_VERSION));
+	TRY(template_dict_set_shared(d, "GENERATED",
+				     date_time(info->generated).s));
+	TRY(template_dict_set_shared(d, "THEME", s->o->dark ? "dark" : "light"));
+	TRY(set_display(d, "FIRST", s->first));
+
+	TRY(template_dict_include(&inc, d, "HEADER", "header.tpl"));
+	TRY(set_display(inc, "TITLE", title));
+	for (size_t i = 0; i < sizeof(nav) / sizeof(nav[0]); i++) {
+		TRY(template_dict_add(&item, inc, "NAV"));
+		TRY(template_dict_set(item, "HREF", nav[i].href));
+		TRY(template_dict_set(item, "LABEL", nav[i].label));
+		if (i == (size_t)current)
+			TRY(template_dict_show(item, "CURRENT"));
+	}
+	TRY(template_dict_include(&inc, d, "FOOTER", "footer.tpl"));
+	*out = d;
+	d = NULL;
+done:
+	template_dict_free(d);
+	free(repo);
+	free(rev);
+	return rc;
+}
+
+static int page_write(struct site *s, const char *file, const char *tpl,
+		      struct template_dict *d)
+{
+	char *html;
+	size_t len;
+	int rc = template_expand(&html, &len, s->set, tpl, d);
+
+	if (rc < 0)
+		return rc;
+	rc = write_file(s->dir, file, html, len);
+	free(html);
+	return rc;
+}
+
+/* "dir-SLUG.html" of dirs[i] (the root is the index). */
+static int dir_href(char **out, struct site *s, size_t i)
+{
+	if (i == 0)
+		*out = strdup("index.html");
+	else if (asprintf(out, "dir-%s.html", s->dir_slug[i]) < 0)
+		*out = NULL;
+	return *out ? 0 : error_oom();
+}
+
+static int set_dir_href(struct template_dict *d, const char *key,
+			struct site *s, size_t i)
+{
+	char *href;
+	int rc = dir_href(&href, s, i);
+
+	if (rc < 0)
+		return rc;
+	rc = template_dict_set(d, key, href);
+	free(href);
+	return rc;
+}
+
+/* How a directory is named in lists: "." stands for the root's files. */
+static const char *dir_label(const struct tally_dir *dir)
+{
+	return strcmp(dir->path, ".") ? dir->path : ". (root files)";
+}
+
+static uint64_t first_lines(const struct site *s, const struct tally_dir *d)
+{
+	return s->t->nreleases && !s->t->releases[0].unreleased ?
+	       d->by_release[0] : 0;
+}
+
+/* ---- set-up: slugs and the untouched files below each directory ---- */
+
+static int site_prepare(struct site *s)
+{
+	const struct tally *t = s->t;
+	size_t *fill = NULL;
+	int rc = 0;
+
+	s->dir_slug = calloc(t->ndirs ? t->ndirs : 1, sizeof(char *));
+	s->release_id = calloc(t->nreleases ? t->nreleases : 1,
+			       sizeof(char *));
+	s->below_start = calloc(t->ndirs + 1, sizeof(size_t));
+	s->below_lines = calloc(t->ndirs ? t->ndirs : 1, sizeof(uint64_t));
+	fill = calloc(t->ndirs ? t->ndirs : 1, sizeof(size_t));
+	if (!s->dir_slug || !s->release_id || !s->below_start ||
+	    !s->below_lines || !fill) {
+		rc = error_oom();
+		goto done;
+	}
+	for (size_t i = 0; i < t->ndirs; i++)
+		TRY(tally_slug(&s->dir_slug[i], t->dirs[i].path));
+	for (size_t r = 0; r < t->nreleases; r++) {
+		char *slug;
+
+		TRY(tally_slug(&slug, t->releases[r].name));
+		if (asprintf(&s->release_id[r], "r-%s", slug) < 0) {
+			s->release_id[r] = NULL;
+			free(slug);
+			rc = error_oom();
+			goto done;
+		}
+		free(slug);
+	}
+
+	/* Count, then place: each untouched file under all its ancestors. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t f = 0; f < t->nfiles; f++) {
+			const struct tally_file *file = &t->files[f];
+			size_t d = file->dir;
+
+			if (!file->untouched)
+				continue;
+			while (d != 0 && d < t->ndirs) {
+				if (pass == 0) {
+					s->below_start[d + 1]++;
+					s->below_lines[d] += file->lines;
+				} else {
+					s->below[s->below_start[d] + fill[d]++] = f;
+				}
+				d = t->dirs[d].parent;
+			}
+		}
+		if (pass == 0) {
+			for (size_t d = 0; d < t->ndirs; d++)
+				s->below_start[d + 1] += s->below_start[d];
+			s->below = malloc((s->below_start[t->ndirs] + 1) *
+					  sizeof(size_t));
+			if (!s->below) {
+				rc = error_oom();
+				goto done;
+			}
+		}
+	}
+	s->first = t->nreleases ? t->releases[0].name : "the first release";
+done:
+	free(fill);
+	return rc;
+}
+
+static void site_release(struct site *s)
+{
+	for (size_t i = 0; s->dir_slug && i < s->t->ndirs; i++)
+		free(s->dir_slug[i]);
+	for (size_t r = 0; s->release_id && r < s->t->nreleases; r++)
+		free(s->release_id[r]);
+	free(s->dir_slug);
+	free(s->release_id);
+	free(s->below_start);
+	free(s->below);
+	free(s->below_lines);
+	template_set_free(s->set);
+}
+
+static size_t below_count(const struct site *s, size_t d)
+{
+	return s->below_start[d + 1] - s->below_start[d];
+}
+
+/* The release with the most lines in `by` (the first on a tie). */
+static size_t biggest(const struct site *s, const uint64_t *by)
+{
+	size_t best = 0;
+
+	for (size_t r = 1; r < s->t->nreleases; r++)
+		if (by[r] > by[best])
+			best = r;
+	return best;
+}
+
+/* ---- index.html ---- */
+
+static int tags_summary(char **out, const struct release *rel)
+{
+	char *first, *last = NULL;
+	int n;
+
+	*out = NULL;
+	if (!rel || !rel->ntags)
+		return (*out = strdup("")) ? 0 : error_oom();
+	first = display(rel->tags[0].name);
+	if (rel->ntags > 1)
+		last = display(rel->tags[rel->ntags - 1].name);
+	if (!first || (rel->ntags > 1 && !last)) {
+		free(first);
+		free(last);
+		return error_oom();
+	}
+	if (rel->ntags == 1)
+		n = asprintf(out, "%s", first);
+	else if (rel->ntags == 2)
+		n = asprintf(out, "%s, %s", first, last);
+	else
+		n = asprintf(out, "%s … %s (%zu tags)", first, last,
+			     rel->ntags);
+	free(first);
+	free(last);
+	if (n < 0) {
+		*out = NULL;
+		return error_oom();
+	}
+	return 0;
+}
+
+static int release_dates(struct template_dict *d, const char *key,
+			 const struct release *rel)
+{
+	if (!rel || rel->unreleased || !rel->ntags)
+		return template_dict_set(d, key, "");
+	if (date(rel->first_date).s[0] &&
+	    !strcmp(date(rel->first_date).s, date(rel->last_date).s))
+		return template_dict_set(d, key, date(rel->first_date).s);
+	return template_dict_setf(d, key, "%s – %s", date(rel->first_date).s,
+				  date(rel->last_date).s);
+}
+
+static int set_join(struct template_dict *d, const char *key,
+		    const char *const *list, size_t n)
+{
+	size_t len = 1;
+	char *s, *o;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(list[i]) + 1;
+	s = o = malloc(len);
+	if (!s)
+		return error_oom();
+	*o = '\0';
+	for (size_t i = 0; i < n; i++)
+		o += sprintf(o, "%s%s", i ? " " : "", list[i]);
+	rc = set_display(d, key, s);
+	free(s);
+	return rc;
+}
+
+static int index_method(struct site *s, struct template_dict *d)
+{
+	const struct report_info *info = s->info;
+	struct template_dict *sec, *item;
+	int rc;
+
+	TRY(template_dict_setf(d, "SHORT", "%.7s", info->commit));
+	TRY(template_dict_set(d, "COMMIT_DATE", date(info->commit_time).s));
+	TRY(template_dict_set(d, "COMMITS", count(info->ncommits).s));
+	TRY(template_dict_set(d, "DIFFS", count(info->ndiffs).s));
+	TRY(template_dict_setf(d, "DEPTH", "%u", info->depth ? info->depth :
+			       s->t->depth));
+	if (info->first_parent)
+		TRY(template_dict_show(d, "FIRST_PARENT"));
+	if (info->shallow) {
+		TRY(template_dict_add(&sec, d, "SHALLOW"));
+		TRY(template_dict_set(sec, "BOUNDARY",
+				      count(info->nboundary).s));
+	} else {
+		TRY(template_dict_show(d, "NOT_SHALLOW"));
+	}
+	TRY(set_display(d, "TAGS_ERE", info->tags_ere ? info->tags_ere :
+			"(the default)"));
+	if (info->group_ere) {
+		TRY(set_display(d, "GROUP_ERE", info->group_ere));
+		TRY(template_dict_show(d, "GROUP_ERE"));
+	} else {
+		TRY(template_dict_show(d, "NO_GROUP"));
+	}
+	TRY(template_dict_show(d, info->ignore_whitespace ?
+			       "IGNORE_WHITESPACE" : "WHITESPACE"));
+	if (info->nignore_revs) {
+		TRY(template_dict_add(&sec, d, "IGNORE_REVS"));
+		TRY(template_dict_set(sec, "COUNT",
+				      count(info->nignore_revs).s));
+		for (size_t i = 0; i < info->nignore_revs; i++) {
+			TRY(template_dict_add(&item, sec, "IGNORED"));
+			TRY(set_display(item, "HASH", info->ignore_revs[i]));
+		}
+	}
+	if (info->ninclude) {
+		TRY(template_dict_add(&sec, d, "INCLUDE"));
+		TRY(set_join(sec, "PATTERNS", info->include, info->ninclude));
+	} else {
+		TRY(template_dict_show(d, "ALL_FILES"));
+	}
+	if (info->nexclude) {
+		TRY(template_dict_add(&sec, d, "EXCLUDE"));
+		TRY(set_join(sec, "PATTERNS", info->exclude, info->nexclude));
+	}
+	/* Wall-clock times differ run to run: a reproducible run sets none. */
+	if (info->seconds_total > 0) {
+		TRY(template_dict_add(&sec, d, "TIMES"));
+		TRY(template_dict_set(sec, "TOTAL",
+				      seconds(info->seconds_total).s));
+		TRY(template_dict_set(sec, "HISTORY",
+				      seconds(info->seconds_history).s));
+		TRY(template_dict_set(sec, "BLAME",
+				      seconds(info->seconds_blame).s));
+		TRY(template_dict_setf(sec, "JOBS", "%u", info->jobs));
+	}
+done:
+	return rc;
+}
+
+static int chart_row(struct template_dict *d, const char *name,
+		     const char *title)
+{
+	struct template_dict *row;
+	int rc;
+
+	TRY(template_dict_add(&row, d, "CHART"));
+	TRY(template_dict_set(row, "NAME", name));
+	TRY(set_display(row, "TITLE", title));
+done:
+	return rc;
+}
+
+static int write_index(struct site *s)
+{
+	const struct tally *t = s->t;
+	const struct tally_dir *root = &t->dirs[0];
+	struct template_dict *d = NULL, *sec;
+	char *alt = NULL, *text = NULL;
+	uint64_t commits = 0;
+	size_t best_sub = 0, newest = t->nreleases;
+	int rc;
+
+	TRY(page_new(&d, s, "How old is the code", NAV_INDEX));
+	TRY(template_dict_set(d, "LINES", count(t->total_lines).s));
+	TRY(template_dict_set(d, "FILES", count(t->nfiles).s));
+	TRY(template_dict_set(d, "NRELEASES", count(t->nreleases -
+		(t->nreleases && t->releases[t->nreleases - 1].unreleased)).s));
+	TRY(template_dict_set(d, "FIRST_SHARE",
+			      pct(first_lines(s, root), t->total_lines).s));
+	if (t->total_lines) {
+		TRY(template_dict_add(&sec, d, "HEADLINE"));
+		TRY(template_dict_set(sec, "FIRST_SHARE",
+			percent(first_lines(s, root), t->total_lines, 1).s));
+	} else {
+		TRY(template_dict_show(d, "NO_LINES"));
+	}
+	for (size_t r = t->nreleases; r-- > 1;)
+		if (!t->releases[r].unreleased) {
+			newest = r;
+			break;
+		}
+	if (newest < t->nreleases) {
+		TRY(template_dict_add(&sec, d, "NEWEST"));
+		TRY(set_display(sec, "NAME", t->releases[newest].name));
+		TRY(template_dict_set(sec, "SHARE",
+			percent(t->releases[newest].lines, t->total_lines, 1).s));
+	}
+	if (t->nreleases && t->releases[t->nreleases - 1].unreleased &&
+	    t->releases[t->nreleases - 1].lines) {
+		const struct tally_release *u = &t->releases[t->nreleases - 1];
+
+		TRY(template_dict_add(&sec, d, "UNRELEASED"));
+		TRY(template_dict_set(sec, "SHARE",
+				      percent(u->lines, t->total_lines, 1).s));
+		TRY(template_dict_set(sec, "LINES", count(u->lines).s));
+	}
+	TRY(template_dict_set(d, "UNTOUCHED_FILES", count(t->nuntouched).s));
+	TRY(template_dict_set(d, "UNTOUCHED_LINES",
+			      count(t->untouched_lines).s));
+	if (t->nuntouched) {
+		TRY(template_dict_add(&sec, d, "UNTOUCHED"));
+		TRY(template_dict_set(sec, "FILES", count(t->nuntouched).s));
+		TRY(template_dict_set(sec, "LINES",
+				      count(t->untouched_lines).s));
+	}
+
+	/* Releases: chart and table. */
+	for (size_t r = 0; r < t->nreleases; r++) {
+		const struct tally_release *tr = &t->releases[r];
+		struct template_dict *row;
+
+		TRY(template_dict_add(&row, d, "RELEASE"));
+		TRY(set_display(row, "NAME", tr->name));
+		TRY(template_dict_set(row, "ID", s->release_id[r]));
+		TRY(template_dict_set(row, "CLASS", tr->unreleased ?
+				      "unreleased" : "release"));
+		TRY(tags_summary(&text, tr->release));
+		TRY(set_display(row, "TAGS", text));
+		free(text);
+		text = NULL;
+		TRY(release_dates(row, "DATES", tr->release));
+		TRY(template_dict_set(row, "COMMITS", count(tr->release ?
+				      tr->release->commits : 0).s));
+		TRY(template_dict_set(row, "LINES", count(tr->lines).s));
+		TRY(template_dict_set(row, "SHARE",
+				      pct(tr->lines, t->total_lines).s));
+		commits += tr->release ? tr->release->commits : 0;
+	}
+	TRY(template_dict_set(d, "COMMITS", count(commits).s));
+	if (t->nreleases) {
+		size_t b = biggest(s, root->by_release);
+
+		if (asprintf(&alt, "Bar chart of the lines at %s by the "
+			     "release that wrote them, from %s to %s; the "
+			     "largest share, %s%%, comes from %s. The table "
+			     "beside it has every value.", s->info->rev ?
+			     s->info->rev : s->info->commit, s->first,
+			     t->releases[t->nreleases - 1].name,
+			     percent(root->by_release[b], root->lines, 1).s,
+			     t->releases[b].name) < 0) {
+			alt = NULL;
+			rc = error_oom();
+			goto done;
+		}
+		TRY(figure(s, d, "RELEASES_CHART", "releases", alt,
+			   "The share of today's lines written in each "
+			   "release."));
+		free(alt);
+		alt = NULL;
+	}
+
+	/* Subsystems: the level-1 directories. */
+	for (size_t i = 1; i < t->ndirs; i++) {
+		const struct tally_dir *dir = &t->dirs[i];
+		struct template_dict *row;
+
+		if (dir->level != 1)
+			continue;
+		/* the highest share of old code, compared without division */
+		if (!best_sub || first_lines(s, dir) * t->dirs[best_sub].lines >
+		    first_lines(s, &t->dirs[best_sub]) * dir->lines)
+			best_sub = i;
+		TRY(template_dict_add(&row, d, "SUBSYSTEM"));
+		TRY(set_display(row, "NAME", dir_label(dir)));
+		TRY(set_dir_href(row, "HREF", s, i));
+		TRY(template_dict_set(row, "FILES", count(dir->nfiles).s));
+		TRY(template_dict_set(row, "LINES", count(dir->lines).s));
+		TRY(template_dict_set(row, "SHARE",
+				      pct(dir->lines, t->total_lines).s));
+		TRY(template_dict_set(row, "FIRST_SHARE",
+				      pct(first_lines(s, dir), dir->lines).s));
+		TRY(template_dict_set(row, "UNTOUCHED",
+				      count(below_count(s, i)).s));
+	}
+	if (asprintf(&alt, "Bar chart of the share of each subsystem's lines "
+		     "that %s wrote%s%s%s%s, with the whole tree's %s%% as a "
+		     "reference line. The table beside it has every value.",
+		     s->first, best_sub ? "; the highest is " : "",
+		     best_sub ? dir_label(&t->dirs[best_sub]) : "",
+		     best_sub ? " at " : "",
+		     best_sub ? percent(first_lines(s, &t->dirs[best_sub]),
+					t->dirs[best_sub].lines, 1).s : "",
+		     percent(first_lines(s, root), root->lines, 1).s) < 0) {
+		alt = NULL;
+		rc = error_oom();
+		goto done;
+	}
+	TRY(figure(s, d, "SUBSYSTEMS_CHART", "subsystems", alt,
+		   "Old code by subsystem: the share of each top-level "
+		   "directory's lines from the first release."));
+	free(alt);
+	alt = NULL;
+	TRY(figure(s, d, "STACK_CHART", "subsystems-stack",
+		   "Stacked bars, one per subsystem, each divided into the "
+		   "shares of its lines written in each release, oldest "
+		   "first. The release and subsystem tables have the values.",
+		   "What each subsystem is made of, release by release."));
+
+	TRY(index_method(s, d));
+
+	TRY(chart_row(d, "releases", "Lines by release"));
+	TRY(chart_row(d, "subsystems", "Old code by subsystem"));
+	TRY(chart_row(d, "subsystems-stack", "Subsystems by release"));
+	for (size_t i = 1; i < t->ndirs; i++) {
+		char *name;
+
+		if (asprintf(&name, "dir-%s", s->dir_slug[i]) < 0) {
+			rc = error_oom();
+			goto done;
+		}
+		if (asprintf(&text, "Directory %s", dir_label(&t->dirs[i])) < 0)
+			text = NULL;
+		rc = text ? chart_row(d, name, text) : error_oom();
+		free(name);
+		free(text);
+		text = NULL;
+		if (rc < 0)
+			goto done;
+	}
+	rc = page_write(s, "index.html", "index.tpl", d);
+done:
+	free(alt);
+	free(text);
+	template_dict_free(d);
+	return rc;
+}
+
+/* ---- dir-SLUG.html ---- */
+
+static int child_row(struct site *s, struct template_dict *d, size_t c)
+{
+	const struct tally_dir *dir = &s->t->dirs[c];
+	const struct tally_dir *parent = &s->t->dirs[dir->parent];
+	struct template_dict *row;
+	int rc;
+
+	TRY(template_dict_add(&row, d, "CHILD"));
+	TRY(set_display(row, "NAME", base_name(dir->path)));
+	TRY(set_dir_href(row, "HREF", s, c));
+	TRY(template_dict_set(row, "FILES", count(dir->nfiles).s));
+	TRY(template_dict_set(row, "LINES", count(dir->lines).s));
+	TRY(template_dict_set(row, "SHARE", pct(dir->lines, parent->lines).s));
+	TRY(template_dict_set(row, "FIRST_SHARE",
+			      pct(first_lines(s, dir), dir->lines).s));
+	TRY(template_dict_set(row, "UNTOUCHED", count(below_count(s, c)).s));
+done:
+	return rc;
+}
+
+static int dir_children(struct site *s, struct template_dict *d, size_t i)
+{
+	const struct tally *t = s->t;
+	const struct tally_dir *dir = &t->dirs[i];
+	size_t plen = strlen(dir->path), nchildren = 0, own_files;
+	uint64_t own_lines = dir->lines, own_first = first_lines(s, dir);
+	size_t own_untouched = below_count(s, i);
+	struct template_dict *sec = NULL, *row;
+	int rc = 0;
+
+	/* Sorted by path, the directories below one follow it. */
+	for (size_t c = i + 1; c < t->ndirs; c++) {
+		const struct tally_dir *cd = &t->dirs[c];
+
+		if (strncmp(cd->path, dir->path, plen) || cd->path[plen] != '/')
+			break;
+		if (cd->parent != i)
+			continue;
+		if (!sec)
+			TRY(template_dict_add(&sec, d, "CHILDREN"));
+		TRY(child_row(s, sec, c));
+		nchildren++;
+		own_lines -= cd->lines;
+		own_first -= first_lines(s, cd);
+		own_untouched -= below_count(s, c);
+	}
+	if (!nchildren)
+		goto done;
+	own_files = dir->nfiles;
+	for (size_t c = i + 1; c < t->ndirs; c++) {
+		const struct tally_dir *cd = &t->dirs[c];
+
+		if (strncmp(cd->path, dir->path, plen) || cd->path[plen] != '/')
+			break;
+		if (cd->parent == i)
+			own_files -= cd->nfiles;
+	}
+	if (own_files) {
+		TRY(template_dict_add(&row, sec, "OWN"));
+		TRY(template_dict_set(row, "FILES", count(own_files).s));
+		TRY(template_dict_set(row, "LINES", count(own_lines).s));
+		TRY(template_dict_set(row, "SHARE",
+				      pct(own_lines, dir->lines).s));
+		TRY(template_dict_set(row, "FIRST_SHARE",
+				      pct(own_first, own_lines).s));
+		TRY(template_dict_set(row, "UNTOUCHED",
+				      count(own_untouched).s));
+	}
+done:
+	return rc;
+}
+
+static int write_dir(struct site *s, size_t i)
+{
+	const struct tally *t = s->t;
+	const struct tally_dir *dir = &t->dirs[i];
+	struct template_dict *d = NULL, *sec, *row;
+	size_t chain[64], nchain = 0, skipped = 0;
+	char *title = NULL, *alt = NULL, *file = NULL, *chart = NULL;
+	int root_files = !strcmp(dir->path, ".");
+	int rc;
+
+	if (asprintf(&title, "%s%s", root_files ? "Files in the root" :
+		     dir->path, root_files ? "" : "/") < 0) {
+		title = NULL;
+		return error_oom();
+	}
+	TRY(page_new(&d, s, title, NAV_NONE));
+
+	for (size_t a = dir->parent; a != 0 && nchain < 64;
+	     a = t->dirs[a].parent)
+		chain[nchain++] = a;
+	while (nchain--) {
+		TRY(template_dict_add(&row, d, "CRUMB"));
+		TRY(set_display(row, "NAME", base_name(t->dirs[chain[nchain]].path)));
+		TRY(set_dir_href(row, "HREF", s, chain[nchain]));
+	}
+	TRY(set_display(d, "NAME", root_files ? "root files" :
+			base_name(dir->path)));
+	TRY(set_display(d, "PATH", dir->path));
+	TRY(template_dict_show(d, root_files ? "ROOT_FILES" : "DIRECTORY"));
+	TRY(template_dict_show(d, dir->lines ? "HAS_LINES" : "NO_LINES"));
+	TRY(template_dict_set(d, "FIRST_SHARE",
+			      percent(first_lines(s, dir), dir->lines, 1).s));
+	TRY(template_dict_set(d, "LINES", count(dir->lines).s));
+	TRY(template_dict_set(d, "FILES", count(dir->nfiles).s));
+	TRY(template_dict_set(d, "SHARE", pct(dir->lines, t->total_lines).s));
+	if (below_count(s, i)) {
+		TRY(template_dict_add(&sec, d, "UNTOUCHED"));
+		TRY(template_dict_set(sec, "COUNT", count(below_count(s, i)).s));
+		TRY(template_dict_set(sec, "LINES", count(s->below_lines[i]).s));
+	} else {
+		TRY(template_dict_show(d, "NONE_UNTOUCHED"));
+	}
+	TRY(set_dir_href(d, "UP_HREF", s, dir->parent));
+	if (dir->parent == 0) {
+		TRY(template_dict_set(d, "UP_NAME", "the whole tree"));
+	} else {
+		free(title);
+		if (asprintf(&title, "%s/", t->dirs[dir->parent].path) < 0) {
+			title = NULL;
+			rc = error_oom();
+			goto done;
+		}
+		TRY(set_display(d, "UP_NAME", title));
+	}
+
+	if (asprintf(&chart, "dir-%s", s->dir_slug[i]) < 0) {
+		chart = NULL;
+		rc = error_oom();
+		goto done;
+	}
+	if (t->nreleases) {
+		size_t b = biggest(s, dir->by_release);
+
+		if (asprintf(&alt, "Bar chart of the lines in %s by the "
+			     "release that wrote them; the largest share, "
+			     "%s%%, comes from %s. The table beside it has "
+			     "every value.", root_files ? "the root files" :
+			     dir->path,
+			     percent(dir->by_release[b], dir->lines, 1).s,
+			     t->releases[b].name) < 0) {
+			alt = NULL;
+			rc = error_oom();
+			goto done;
+		}
+	}
+	TRY(figure(s, d, "CHART", chart, alt ? alt : "Bar chart of lines by "
+		   "release.", "The share of these lines written in each "
+		   "release."));
+
+	for (size_t r = 0; r < t->nreleases; r++) {
+		if (!dir->by_release[r]) {
+			skipped++;
+			continue;
+		}
+		TRY(template_dict_add(&row, d, "RELEASE"));
+		TRY(set_display(row, "NAME", t->releases[r].name));
+		TRY(template_dict_set(row, "ID", s->release_id[r]));
+		TRY(template_dict_set(row, "CLASS", t->releases[r].unreleased ?
+				      "unreleased" : "release"));
+		TRY(template_dict_set(row, "LINES",
+				      count(dir->by_release[r]).s));
+		TRY(template_dict_set(row, "SHARE",
+				      pct(dir->by_release[r], dir->lines).s));
+	}
+	if (skipped) {
+		TRY(template_dict_add(&sec, d, "SKIPPED"));
+		TRY(template_dict_set(sec, "COUNT", count(skipped).s));
+	}
+
+	TRY(dir_children(s, d, i));
+
+	if (below_count(s, i)) {
+		TRY(template_dict_add(&sec, d, "UNTOUCHED_LIST"));
+		TRY(template_dict_set(sec, "COUNT", count(below_count(s, i)).s));
+		for (size_t k = s->below_start[i]; k < s->below_start[i + 1];
+		     k++) {
+			const struct tally_file *f = &t->files[s->below[k]];
+
+			TRY(template_dict_add(&row, sec, "FILE"));
+			TRY(set_display(row, "PATH", f->path));
+			TRY(template_dict_set(row, "LINES", count(f->lines).s));
+		}
+	}
+
+	if (asprintf(&file, "dir-%s.html", s->dir_slug[i]) < 0) {
+		file = NULL;
+		rc = error_oom();
+		goto done;
+	}
+	rc = page_write(s, file, "dir.tpl", d);
+done:
+	free(title);
+	free(alt);
+	free(file);
+	free(chart);
+	template_dict_free(d);
+	return rc;
+}
+
+/* ---- untouched.html ---- */
+
+/* Length of a path's directory part ("a/b/c" -> 3, "c" -> 0). */
+static size_t dir_len(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? (size_t)(slash - path) : 0;
+}
+
+/* By directory, then by name: bytewise path order splits a directory. */
+static int by_dir_then_name(const void *a, const void *b, void *payload)
+{
+	const struct tally *t = payload;
+	const char *pa = t->files[*(const size_t *)a].path;
+	const char *pb = t->files[*(const size_t *)b].path;
+	size_t la = dir_len(pa), lb = dir_len(pb);
+	int c = memcmp(pa, pb, la < lb ? la : lb);
+
+	if (c)
+		return c;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return strcmp(pa + la, pb + lb);
+}
+
+/* Start a group of untouched files: those of the directory of `f`. */
+static int untouched_group(struct template_dict **out, struct site *s,
+			   struct template_dict *groups,
+			   const struct tally_file *f)
+{
+	size_t dl = dir_len(f->path);
+	char *name = dl ? strndup(f->path, dl) : strdup(".");
+	char *slug = NULL, *id = NULL;
+	int rc;
+
+	if (!name) {
+		rc = error_oom();
+		goto done;
+	}
+	TRY(template_dict_add(out, groups, "GROUP"));
+	TRY(set_display(*out, "NAME", name));
+	TRY(tally_slug(&slug, name));
+	if (asprintf(&id, "in-%s", slug) < 0) {
+		id = NULL;
+		rc = error_oom();
+		goto done;
+	}
+	TRY(template_dict_set(*out, "ID", id));
+	/* The page of the deepest tallied directory that holds it. */
+	TRY(set_dir_href(*out, "PAGE_HREF", s, f->dir));
+	TRY(set_display(*out, "PAGE_NAME", f->dir ?
+			dir_label(&s->t->dirs[f->dir]) : "the whole tree"));
+done:
+	free(name);
+	free(slug);
+	free(id);
+	return rc;
+}
+
+static int group_totals(struct template_dict *group, size_t files,
+			uint64_t lines)
+{
+	int rc;
+
+	TRY(template_dict_set(group, "COUNT", count(files).s));
+	TRY(template_dict_set(group, "LINES", count(lines).s));
+done:
+	return rc;
+}
+
+static int write_untouched(struct site *s)
+{
+	const struct tally *t = s->t;
+	struct template_dict *d = NULL, *groups = NULL, *group = NULL, *row;
+	size_t *order = NULL, n = 0, ngroups = 0, gfiles = 0, glen = 0;
+	const char *gpath = NULL;   /* a path in the current group */
+	uint64_t glines = 0;
+	int rc;
+
+	TRY(page_new(&d, s, "Untouched files", NAV_UNTOUCHED));
+	TRY(template_dict_set(d, "COUNT", count(t->nuntouched).s));
+	TRY(template_dict_set(d, "FILES", count(t->nfiles).s));
+	TRY(template_dict_set(d, "LINES", count(t->untouched_lines).s));
+	TRY(template_dict_set(d, "TOTAL_LINES", count(t->total_lines).s));
+
+	order = malloc((t->nfiles + 1) * sizeof(size_t));
+	if (!order) {
+		rc = error_oom();
+		goto done;
+	}
+	for (size_t f = 0; f < t->nfiles; f++)
+		if (t->files[f].untouched)
+			order[n++] = f;
+	qsort_r(order, n, sizeof(size_t), by_dir_then_name, (void *)t);
+	if (n)
+		TRY(template_dict_add(&groups, d, "GROUPS"));
+	else
+		TRY(template_dict_show(d, "NONE"));
+
+	for (size_t k = 0; k < n; k++) {
+		const struct tally_file *f = &t->files[order[k]];
+		size_t dl = dir_len(f->path);
+
+		if (!gpath || dl != glen || memcmp(gpath, f->path, dl)) {
+			if (group)
+				TRY(group_totals(group, gfiles, glines));
+			TRY(untouched_group(&group, s, groups, f));
+			gpath = f->path;
+			glen = dl;
+			gfiles = 0;
+			glines = 0;
+			ngroups++;
+		}
+		TRY(template_dict_add(&row, group, "FILE"));
+		TRY(set_display(row, "NAME", base_name(f->path)));
+		TRY(template_dict_set(row, "LINES", count(f->lines).s));
+		gfiles++;
+		glines += f->lines;
+	}
+	if (group) {
+		TRY(group_totals(group, gfiles, glines));
+		TRY(template_dict_set(groups, "NGROUPS", count(ngroups).s));
+	}
+	rc = page_write(s, "untouched.html", "untouched.tpl", d);
+done:
+	free(order);
+	template_dict_free(d);
+	return rc;
+}
+
+/* ---- releases.html ---- */
+
+struct release_sort {
+	const struct tally *t;
+	size_t r;
+};
+
+/* Subsystems by lines of one release, most first, then by path. */
+static int by_release_lines(const void *a, const void *b, void *payload)
+{
+	const struct release_sort *rs = payload;
+	const struct tally_dir *da = &rs->t->dirs[*(const size_t *)a];
+	const struct tally_dir *db = &rs->t->dirs[*(const size_t *)b];
+	uint64_t la = da->by_release[rs->r];
+	uint64_t lb = db->by_release[rs->r];
+
+	if (la != lb)
+		return la > lb ? -1 : 1;
+	return strcmp(da->path, db->path);
+}
+
+static int release_where(struct site *s, struct template_dict *d, size_t r,
+			 size_t *subs, size_t nsubs)
+{
+	const struct tally *t = s->t;
+	const struct tally_release *tr = &t->releases[r];
+	struct template_dict *sec, *row;
+	size_t shown = 0, more = 0;
+	uint64_t more_lines = 0;
+	int rc = 0;
+
+	if (!tr->lines)
+		return 0;
+	struct release_sort rs = {t, r};
+	qsort_r(subs, nsubs, sizeof(size_t), by_release_lines, &rs);
+	TRY(template_dict_add(&sec, d, "WHERE"));
+	for (size_t k = 0; k < nsubs; k++) {
+		const struct tally_dir *dir = &t->dirs[subs[k]];
+		uint64_t lines = dir->by_release[r];
+
+		if (!lines)
+			break;
+		if (shown == WHERE_TOP) {
+			more++;
+			more_lines += lines;
+			continue;
+		}
+		TRY(template_dict_add(&row, sec, "DIR"));
+		TRY(set_display(row, "NAME", dir_label(dir)));
+		TRY(set_dir_href(row, "HREF", s, subs[k]));
+		TRY(template_dict_set(row, "LINES", count(lines).s));
+		TRY(template_dict_set(row, "SHARE", pct(lines, tr->lines).s));
+		TRY(template_dict_set(row, "DIR_SHARE",
+				      pct(lines, dir->lines).s));
+		shown++;
+	}
+	if (more) {
+		TRY(template_dict_add(&row, sec, "MORE"));
+		TRY(template_dict_set(row, "COUNT", count(more).s));
+		TRY(template_dict_set(row, "LINES", count(more_lines).s));
+		TRY(template_dict_set(row, "SHARE",
+				      pct(more_lines, tr->lines).s));
+	}
+done:
+	return rc;
+}
+
+static int write_releases(struct site *s)
+{
+	const struct tally *t = s->t;
+	struct template_dict *d = NULL, *row, *sec, *tag;
+	size_t *subs = NULL, nsubs = 0, nreal = 0;
+	int rc;
+
+	TRY(page_new(&d, s, "Releases", NAV_RELEASES));
+	for (size_t r = 0; r < t->nreleases; r++)
+		nreal += !t->releases[r].unreleased;
+	TRY(template_dict_set(d, "LINES", count(t->total_lines).s));
+	TRY(template_dict_set(d, "NRELEASES", count(nreal).s));
+	TRY(set_display(d, "LAST", nreal ? t->releases[nreal - 1].name : ""));
+	if (t->nreleases) {
+		size_t b = biggest(s, t->dirs[0].by_release);
+		char *alt;
+
+		if (asprintf(&alt, "Bar chart of the lines at %s by release; "
+			     "the largest share, %s%%, comes from %s. The "
+			     "table beside it has every value.", s->info->rev ?
+			     s->info->rev : s->info->commit,
+			     percent(t->releases[b].lines, t->total_lines, 1).s,
+			     t->releases[b].name) < 0)
+			return error_oom();
+		rc = figure(s, d, "CHART", "releases", alt,
+			    "The share of today's lines written in each "
+			    "release.");
+		free(alt);
+		if (rc < 0)
+			goto done;
+	}
+
+	subs = malloc((t->ndirs + 1) * sizeof(size_t));
+	if (!subs) {
+		rc = error_oom();
+		goto done;
+	}
+	for (size_t i = 1; i < t->ndirs; i++)
+		if (t->dirs[i].level == 1)
+			subs[nsubs++] = i;
+
+	for (size_t r = 0; r < t->nreleases; r++) {
+		const struct tally_release *tr = &t->releases[r];
+		const struct release *rel = tr->release;
+
+		TRY(template_dict_add(&row, d, "RELEASE"));
+		TRY(set_display(row, "NAME", tr->name));
+		TRY(template_dict_set(row, "ID", s->release_id[r]));
+		TRY(template_dict_set(row, "CLASS", tr->unreleased ?
+				      "unreleased" : "release"));
+		TRY(template_dict_set(row, "LINES", count(tr->lines).s));
+		TRY(template_dict_set(row, "SHARE",
+				      pct(tr->lines, t->total_lines).s));
+		TRY(template_dict_show(row, tr->lines ? "SURVIVES" : "GONE"));
+		TRY(template_dict_set(row, "COMMITS",
+				      count(rel ? rel->commits : 0).s));
+		if (rel && !tr->unreleased && rel->ntags) {
+			TRY(template_dict_add(&sec, row, "TAGGED"));
+			TRY(template_dict_set(sec, "FIRST_DATE",
+					      date(rel->first_date).s));
+			TRY(template_dict_set(sec, "LAST_DATE",
+					      date(rel->last_date).s));
+			TRY(template_dict_add(&sec, row, "TAGS"));
+			for (size_t k = 0; k < rel->ntags; k++) {
+				TRY(template_dict_add(&tag, sec, "TAG"));
+				TRY(set_display(tag, "NAME", rel->tags[k].name));
+				TRY(template_dict_set(tag, "DATE",
+					date(rel->tags[k].date).s));
+			}
+		} else {
+			TRY(template_dict_show(row, "NOT_TAGGED"));
+		}
+		TRY(release_where(s, row, r, subs, nsubs));
+	}
+	rc = page_write(s, "releases.html", "releases.tpl", d);
+done:
+	free(subs);
+	template_dict_free(d);
+	return rc;
+}
+
+int site_write(const char *dir, const struct tally *t,
+	       const struct report_info *info, const struct site_options *o)
+{
+	struct site s = {.dir = dir, .t = t, .info = info, .o = o};
+	int rc;
+
+	if (!t->ndirs)
+		return error_set("nothing to publish: the tally has no "
+				 "directories");
+	TRY(site_prepare(&s));
+	TRY(template_set_new(&s.set, o->templates_dir));
+	TRY(copy_css(&s));
+	TRY(write_index(&s));
+	for (size_t i = 1; i < t->ndirs; i++)
+		TRY(write_dir(&s, i));
+	TRY(write_untouched(&s));
+	TRY(write_releases(&s));
+done:
+	site_release(&s);
+	return rc;
+}

@@ -1,0 +1,103 @@
+#!/bin/bash
+# Unit test of src/data.c: a hand-built tally written out and compared byte
+# for byte (tests/unit/data_test.c), then read back by independent parsers
+# (python3's json and csv modules, or jq) when they are installed.
+set -eu
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-data.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+export LC_ALL=C TZ=UTC
+CC=${CC:-cc}
+command -v "${CC%% *}" >/dev/null || fail "no C compiler ($CC)"
+command -v pkg-config >/dev/null || fail "pkg-config is missing"
+pkg-config --exists libgit2 || fail "libgit2 (pkg-config) is missing"
+for f in data releases history repository error; do
+	[ -f "$root/src/$f.c" ] || fail "src/$f.c is missing"
+done
+
+# Sanitizers when this compiler and machine can run them.
+san=
+echo 'int main(void){return 0;}' >"$tmp/san.c"
+if "$CC" -fsanitize=address,undefined "$tmp/san.c" -o "$tmp/san" \
+	2>/dev/null && "$tmp/san" 2>/dev/null; then
+	san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+fi
+probe=$tmp/data_test
+# shellcheck disable=SC2046,SC2086
+"$CC" -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -g $san \
+	-I"$root/include" $(pkg-config --cflags libgit2) -o "$probe" \
+	"$root/tests/unit/data_test.c" "$root/src/data.c" \
+	"$root/src/releases.c" "$root/src/history.c" "$root/src/repository.c" \
+	"$root/src/error.c" \
+	$(pkg-config --libs libgit2) -lm || fail "unable to build the probe"
+
+mkdir "$tmp/out"
+"$probe" "$tmp/out" || fail "byte-exact checks"
+
+if command -v python3 >/dev/null; then
+	python3 - "$tmp/out" <<'EOF' || fail "python3 read-back"
+import csv, json, os, sys
+
+base = sys.argv[1]
+for sub in ("a", "c", "d"):
+    with open(os.path.join(base, sub, "report.json"), "rb") as f:
+        raw = f.read()
+    raw.decode("utf-8")  # strict: the JSON text is valid UTF-8
+    json.loads(raw)
+
+rep = json.load(open(os.path.join(base, "c", "report.json"), "rb"))
+assert list(rep)[-1] == "run", "run is the last key"
+assert "run" not in json.load(open(os.path.join(base, "a", "report.json")))
+
+def rows(name):
+    # paths are raw bytes: read as latin-1 to keep every byte
+    with open(os.path.join(base, "a", name), newline="",
+              encoding="latin-1") as f:
+        text = f.read()
+    assert text.endswith("\r\n"), name + ": CRLF at the end"
+    return list(csv.reader(text.splitlines(keepends=True)))
+
+files = rows("files.csv")
+assert files[0] == ["path", "release", "lines"]
+paths = {}
+for p, r, n in files[1:]:
+    paths.setdefault(p.encode("latin-1"), {})[r] = int(n)
+
+# every JSON path, decoded through path_bytes when present, is a CSV path
+for f in rep["files"]:
+    b = bytes.fromhex(f["path_bytes"]) if "path_bytes" in f \
+        else f["path"].encode("utf-8")
+    assert paths[b] == f["releases"], (b, paths.get(b), f["releases"])
+    assert sum(f["releases"].values()) == f["lines"]
+assert len(paths) == len(rep["files"])
+
+rel = rows("releases.csv")
+assert [r[0] for r in rel[1:]] == [r["name"] for r in rep["releases"]]
+assert sum(int(r[4]) for r in rel[1:]) == rep["totals"]["lines"]
+sub = rows("subsystems.csv")
+level1 = [d for d in rep["directories"] if d["level"] == 1]
+assert sum(int(r[2]) for r in sub[1:]) == rep["totals"]["lines"]
+assert sorted({r[0] for r in sub[1:]}) == sorted(d["path"] for d in level1)
+unt = rows("untouched.csv")
+assert len(unt) - 1 == rep["totals"]["untouched_files"]
+assert sum(int(r[1]) for r in unt[1:]) == rep["totals"]["untouched_lines"]
+EOF
+elif command -v jq >/dev/null; then
+	for sub in a c d; do
+		jq -e . "$tmp/out/$sub/report.json" >/dev/null ||
+			fail "jq cannot parse $sub/report.json"
+	done
+	[ "$(jq -r 'keys_unsorted | last' "$tmp/out/c/report.json")" = run ] ||
+		fail "run is not the last key"
+else
+	echo "note: neither python3 nor jq found; read-back skipped" >&2
+fi
+
+echo "data: all checks passed"

@@ -1,0 +1,420 @@
+#!/bin/bash
+# t-ignore-unit: the ignore-revs guess (src/ignore.c) on its own.
+#
+# 1. tests/unit/ignore_test.c: hand-checked cases and random properties,
+#    under ASan/UBSan when the compiler has them.
+# 2. tests/unit/ignore_xcheck.c, a one-file model of git's pass_blame built
+#    on ignore_guess() and src/diff.c, against `git blame --porcelain
+#    --ignore-rev` on small repositories (several also pin git's answer,
+#    commit subject per line, where the rules give a telling result).
+# 3. The same on random reformatting histories with merges
+#    (tests/unit/ignore_fuzz.pl), plain and with -w.
+#
+# Needs cc, git, perl and libgit2 (pkg-config). Exit 0 when all pass.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/strata-ignore.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+export LC_ALL=C TZ=UTC HOME=$work/home
+export GIT_CONFIG_NOSYSTEM=1 GIT_MERGE_AUTOEDIT=no GIT_TERMINAL_PROMPT=0
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY \
+	GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_CONFIG GIT_CONFIG_PARAMETERS \
+	GIT_CONFIG_COUNT GIT_CEILING_DIRECTORIES GIT_NAMESPACE \
+	GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME \
+	GIT_COMMITTER_EMAIL XDG_CONFIG_HOME GIT_TRACE
+mkdir -p "$HOME"
+cat >"$HOME/.gitconfig" <<'EOF'
+[user]
+	name = Strata Tester
+	email = tester@example.com
+[init]
+	defaultBranch = main
+[core]
+	autocrlf = false
+	safecrlf = false
+[commit]
+	gpgSign = false
+[gc]
+	auto = 0
+EOF
+
+die() {
+	echo "t-ignore-unit: $*" >&2
+	exit 1
+}
+
+CC=${CC:-cc}
+command -v "$CC" >/dev/null || die "no C compiler ($CC)"
+command -v git >/dev/null || die "git not found"
+command -v perl >/dev/null || die "perl not found"
+libs=$(pkg-config --libs libgit2 2>/dev/null) ||
+	die "libgit2 not found by pkg-config (make deps)"
+cflags=$(pkg-config --cflags libgit2)
+[ -f "$root/src/diff.c" ] || die "src/diff.c is missing"
+
+# Sanitizers when this compiler and machine can run them.
+san=
+echo 'int main(void){return 0;}' >"$work/probe.c"
+if "$CC" -fsanitize=address,undefined "$work/probe.c" -o "$work/probe" \
+	2>/dev/null && "$work/probe" 2>/dev/null; then
+	san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+fi
+build() {
+	local out=$1
+	shift
+	# shellcheck disable=SC2086
+	"$CC" -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -g $san \
+		-I"$root/include" $cflags -o "$out" "$@" $libs ||
+		die "cannot build $out"
+}
+build "$work/ignore_test" "$root/tests/unit/ignore_test.c" \
+	"$root/src/ignore.c" "$root/src/error.c"
+build "$work/xcheck" "$root/tests/unit/ignore_xcheck.c" \
+	"$root/src/ignore.c" "$root/src/diff.c" "$root/src/error.c"
+
+failed=0
+cases=0
+
+# --- 1. unit cases ----------------------------------------------------------
+
+cases=$((cases + 1))
+if "$work/ignore_test" >"$work/unit.log" 2>&1; then
+	echo "  ok unit ($(tail -n 1 "$work/unit.log"))"
+else
+	failed=$((failed + 1))
+	echo "  FAIL unit"
+	grep -v '^ok ' "$work/unit.log" | head -n 40 | sed 's/^/    | /'
+fi
+
+# --- 2. small repositories against git --------------------------------------
+
+clock=1600000000
+commit() {
+	clock=$((clock + 60))
+	git add -A
+	GIT_AUTHOR_DATE="@$clock +0000" GIT_COMMITTER_DATE="@$clock +0000" \
+		git commit -q --allow-empty -m "$1"
+}
+put() {
+	local f=$1
+	shift
+	printf '%s\n' "$@" >"$f"
+}
+rev() {
+	git log --all --format='%H %s' | awk -v s="$1" '$2 == s { print $1 }'
+}
+
+# same [-w] NAME EXPECT IGNORED-SUBJECT...: git blame of f.c at HEAD and the
+# model must agree line for line; EXPECT ("-" for none) is git's answer as
+# commit subjects, one word per line.
+same() {
+	local w=() name expect args=() ids=() s id
+	if [ "$1" = -w ]; then
+		w=(-w)
+		shift
+	fi
+	name=$1 expect=$2
+	shift 2
+	for s in "$@"; do
+		id=$(rev "$s")
+		[ -n "$id" ] || { echo "no commit '$s'"; return 1; }
+		args+=(--ignore-rev "$id")
+		ids+=("$id")
+	done
+	git blame --porcelain "${w[@]}" "${args[@]}" HEAD -- f.c |
+		perl -ne 'print "$1\n" if /^([0-9a-f]{40}) \d+ \d+/' >git.out
+	"$work/xcheck" "${w[@]}" . HEAD f.c "${ids[@]}" >model.out ||
+		{ echo "xcheck failed"; return 1; }
+	git log --all --format='%H %s' >subjects
+	if ! cmp -s git.out model.out; then
+		echo "model and git differ on $name (ignoring $*):"
+		paste git.out model.out | nl | awk '$2 != $3' | head -n 20
+		return 1
+	fi
+	if [ "$expect" != - ]; then
+		got=$(awk 'NR == FNR { s[$1] = $2; next } { print s[$1] }' \
+			subjects git.out | tr '\n' ' ' | sed 's/ $//')
+		if [ "$got" != "$expect" ]; then
+			echo "git says '$got', test expected '$expect'" \
+				"(git or the test changed?)"
+			return 1
+		fi
+	fi
+}
+
+# run_case NAME FUNCTION: in a fresh repository, in a subshell.
+run_case() {
+	local name=$1 rc
+	cases=$((cases + 1))
+	mkdir "$work/$name"
+	set +e
+	(
+		set -e
+		cd "$work/$name"
+		git init -q .
+		"$2"
+	) >"$work/$name.log" 2>&1
+	rc=$?
+	set -e
+	if [ $rc = 0 ]; then
+		echo "  ok $name"
+	else
+		failed=$((failed + 1))
+		echo "  FAIL $name"
+		tail -n 30 "$work/$name.log" | sed 's/^/    | /'
+	fi
+	rm -rf "${work:?}/$name"
+}
+
+c_file() {
+	put f.c "#include <stdio.h>" "" "static int sum(int *vals, int n)" \
+		"{" "	int count = 0;" "	int i;" "" \
+		"	for (i = 0; i < n; i++)" "		count += vals[i];" \
+		"	return count;" "}" "" "int main(void)" "{" \
+		"	int vals[] = { 1, 2, 3 };" "" \
+		"	printf(\"%d\\n\", sum(vals, 3));" "	return 0;" "}"
+}
+
+case_rename() {
+	c_file
+	commit A
+	sed -i 's/count/total/g; s/vals/values/g' f.c
+	commit X
+	echo "/* end */" >>f.c
+	commit B
+	same rename "A A A A A A A A A A A A A A A A A A A B" X
+}
+
+case_reindent() {
+	c_file
+	commit A
+	perl -pi -e 's/^\t\t/        /; s/^\t/    /' f.c
+	commit X
+	same reindent - X
+	same -w reindent-w - X
+}
+
+case_edit_inside() {
+	c_file
+	commit A
+	# lines replaced, added and removed inside one region
+	perl -0pi -e 's/\tint count = 0;\n\tint i;\n/\tint count = 0, i;\n\tint unused_extra_variable;\n\tlong acc = 0;\n/' f.c
+	perl -0pi -e 's/\n\tint vals\[\] = \{ 1, 2, 3 \};\n\n/\n\tint vals[] = {\n\t\t1, 2, 3\n\t};\n/' f.c
+	commit X
+	same edit-inside - X
+}
+
+case_new_lines() {
+	c_file
+	commit A
+	# brand-new lines, one of them close to a line far away
+	perl -0pi -e 's/(int main\(void\)\n\{\n)/$1\tfprintf(stderr, "starting up now\\n");\n\tint vals_copy;\n/' f.c
+	perl -0pi -e 's/^(#include <stdio.h>\n)/$1#include <stdlib.h>\n/' f.c
+	echo "static int summ(int *vals, int n);" >>f.c
+	commit X
+	same new-lines - X
+}
+
+case_more_target() {
+	c_file
+	commit A
+	# lines split in two: more target than parent lines in a hunk
+	perl -0pi -e 's/\tfor \(i = 0; i < n; i\+\+\)\n\t\tcount \+= vals\[i\];/\tfor (i = 0;\n\t     i < n;\n\t     i++) {\n\t\tcount +=\n\t\t\tvals[i];\n\t}/' f.c
+	commit X
+	same more-target - X
+}
+
+case_fewer_target() {
+	c_file
+	commit A
+	perl -0pi -e 's/\tint count = 0;\n\tint i;\n\n/\tint count = 0, i;\n/; s/\tint vals\[\] = \{ 1, 2, 3 \};\n\n\tprintf/\tint vals[] = { 1, 2, 3 }; printf/' f.c
+	commit X
+	same fewer-target - X
+}
+
+case_uses_up() {
+	put f.c "alpha alpha alpha"
+	commit A
+	put f.c "ALPHA alpha alpha" "alpha ALPHA alpha"
+	commit X
+	# the first line takes the parent line and uses it up
+	same uses-up "A X" X
+}
+
+case_earlier_hunk() {
+	put f.c "alpha alpha alpha" "middle line" "zzz"
+	commit A
+	put f.c "ALPHA alpha alpha" "middle line" "alpha alpha ALPHA"
+	commit X
+	same earlier-hunk "A A X" X
+	put f.c "alpha alpha alpha" "middle line" "zzz"
+	commit Y
+	put f.c "alpha alpha alpha" "middle line" "alpha alpha ALPHA"
+	commit Z
+	# without the first hunk, the fallback finds line 0 far away
+	same earlier-hunk-not "Y A Y" Z
+}
+
+case_threshold() {
+	put f.c "abcdefghiz"
+	commit A
+	put f.c "abcdefghiz" "abcdefghi"
+	commit X
+	same threshold-9 "A X" X
+	put f.c "abcdefghi xyz"
+	commit B
+	put f.c "abcdefghi xyz" "ABCDEFGHI"
+	commit Y
+	same threshold-10 "B B" Y
+}
+
+case_ctype() {
+	printf 'abcdefghi\f\n' >f.c
+	commit A
+	printf 'abcdefghi\f\nabcdefghi\n' >f.c
+	commit X
+	same formfeed "A X" X
+	printf '\300bcdefghi\n' >f.c
+	commit B
+	printf '\300bcdefghi\n\340bcdefghi\n' >f.c
+	commit Y
+	same latin1 "B Y" Y
+	# a last line without newline prints like one with, CR is a blank
+	printf 'abcdefghi' >f.c
+	commit C
+	printf '  ABCDEFGHI\r\nabcdefghi' >f.c
+	commit Z
+	same eol "C C" Z
+}
+
+case_scan_tie() {
+	put f.c "same text here" "zzz"
+	commit A
+	put f.c "same text here" "zzz" "same text here"
+	commit B
+	put f.c "same text here" "same text here!" "zzz" "same text here"
+	commit X
+	same tie-equidistant "A B A B" X
+	put f.c "same text here" "zzz" "same text here"
+	commit C
+	put f.c "same text here!" "same text here" "zzz" "same text here"
+	commit Y
+	same tie-nearest "A A A B" Y
+}
+
+case_back_to_back() {
+	c_file
+	commit A
+	sed -i 's/count/total/g' f.c
+	commit X1
+	perl -pi -e 's/^\t/  /' f.c
+	commit X2
+	sed -i 's/total/acc/; s/vals/v/g' f.c
+	commit B
+	same back-to-back - X1 X2
+	same back-to-back-first - X1
+	same back-to-back-second - X2
+	same back-to-back-all - X1 X2 B
+}
+
+case_merge() {
+	c_file
+	commit A
+	git checkout -q -b side
+	sed -i 's/count/total/g' f.c
+	commit S
+	git checkout -q main
+	perl -pi -e 's/^\t/    /' f.c
+	commit M1
+	git merge -q -s ours --no-commit side >/dev/null 2>&1 || true
+	c_file
+	sed -i 's/count/Total/g; s/vals/values/g' f.c
+	echo "/* merged */" >>f.c
+	commit E
+	same merge-ignored - E
+	same merge-ignored-all - E S M1
+	same merge-ignored-side - E S
+}
+
+case_added_by_ignored() {
+	c_file
+	commit X
+	sed -i 's/count/total/' f.c
+	commit B
+	same added - X
+}
+
+case_crlf() {
+	c_file
+	commit A
+	perl -pi -e 's/\n/\r\n/' f.c
+	commit X
+	same crlf - X
+	same -w crlf-w - X
+}
+
+run_case rename case_rename
+run_case reindent case_reindent
+run_case edit-inside case_edit_inside
+run_case new-lines case_new_lines
+run_case more-target case_more_target
+run_case fewer-target case_fewer_target
+run_case uses-up case_uses_up
+run_case earlier-hunk case_earlier_hunk
+run_case threshold case_threshold
+run_case ctype case_ctype
+run_case scan-tie case_scan_tie
+run_case back-to-back case_back_to_back
+run_case merge case_merge
+run_case added-by-ignored case_added_by_ignored
+run_case crlf case_crlf
+
+# --- 3. random histories ----------------------------------------------------
+
+# fuzz SEED [-w]: a random history, a third of it ignored.
+fuzz() {
+	local seed=$1 w=() d ids=() args=() m
+	[ $# -gt 1 ] && w=("$2")
+	d=$work/fuzz-$seed
+	git init -q "$d"
+	perl "$root/tests/unit/ignore_fuzz.pl" "$seed" 25 2>"$d.ign" |
+		git -C "$d" fast-import --quiet --export-marks="$d.marks"
+	while read -r m; do
+		ids+=("$(awk -v m="$m" '$1 == m { print $2 }' "$d.marks")")
+	done <"$d.ign"
+	for m in "${ids[@]}"; do
+		args+=(--ignore-rev "$m")
+	done
+	git -C "$d" blame --porcelain "${w[@]}" "${args[@]}" main -- f.c |
+		perl -ne 'print "$1\n" if /^([0-9a-f]{40}) \d+ \d+/' >"$d.git"
+	"$work/xcheck" "${w[@]}" "$d" main f.c "${ids[@]}" >"$d.model" ||
+		return 1
+	if ! cmp -s "$d.git" "$d.model"; then
+		echo "seed $seed ${w[*]}: $(paste "$d.git" "$d.model" |
+			awk '$1 != $2' | wc -l) of $(wc -l <"$d.git") lines differ"
+		return 1
+	fi
+	rm -rf "$d" "$d".*
+}
+
+nfuzz=${IGNORE_FUZZ:-60}
+bad=0
+for ((s = 1; s <= nfuzz; s++)); do
+	fuzz "$s" || bad=$((bad + 1))
+	if ((s % 3 == 0)); then
+		fuzz "$((s + 100000))" -w || bad=$((bad + 1))
+	fi
+done
+cases=$((cases + 1))
+if [ $bad = 0 ]; then
+	echo "  ok fuzz ($nfuzz histories, $((nfuzz / 3)) more with -w)"
+else
+	failed=$((failed + 1))
+	echo "  FAIL fuzz ($bad histories differ)"
+fi
+
+echo "$cases cases, $failed failed"
+[ $failed = 0 ]

@@ -1,0 +1,277 @@
+#!/bin/bash
+# Parity with git blame when files move: exact renames, edited renames on
+# both sides of the 50% threshold, into subdirectories, several candidate
+# sources (exact, same basename, best score), chains, swaps, copies, files
+# deleted and re-added, several files sharing one origin.
+. "$(dirname "$0")/lib.sh"
+
+# `block NAME N`: N lines of one length, so similarity is easy to steer:
+# keeping K of N such lines leaves a score of K/N.
+block() {
+	local i
+	for ((i = 1; i <= $2; i++)); do
+		printf '%s-%04d-padding-to-a-fixed-width\n' "$1" "$i"
+	done
+}
+
+# `keep NAME K N [FILL]`: lines 1..K of `block NAME N`, the rest replaced by
+# lines of the same length made of FILL (default z), so the score is K/N.
+keep() {
+	local i filler=${1//?/${4:-z}}
+	for ((i = 1; i <= $3; i++)); do
+		if [ $i -le $2 ]; then
+			printf '%s-%04d-padding-to-a-fixed-width\n' "$1" "$i"
+		else
+			printf '%s-%04d-padding-to-a-fixed-width\n' "$filler" "$i"
+		fi
+	done
+}
+
+exact() {
+	repo_new r
+	block a 10 >a.c
+	block b 10 >b.c
+	commit "base"
+	commit_file a.c "edit a" $(block a 9) a-extra
+	git mv a.c renamed.c
+	commit "exact rename"
+	mkdir -p sub/dir
+	git mv b.c sub/dir/b.c
+	commit "exact rename into a subdirectory"
+	mkdir -p up
+	git mv sub/dir/b.c up/b.c
+	commit "and out again"
+	parity . HEAD
+	parity . HEAD~2
+}
+
+# Edited renames: >= 50% similar follows the old path, < 50% does not.
+# Exactly 50% counts as a rename.
+edited() {
+	repo_new r
+	block ge 100 >ge
+	block lt 100 >lt
+	block eq 100 >eq
+	block hi 100 >hi
+	block big 20 >big
+	block big2 20 >big2
+	commit "base"
+	git rm -q ge lt eq hi big big2
+	keep ge 52 100 >ge.renamed
+	keep lt 48 100 >lt.renamed
+	keep eq 50 100 >eq.renamed
+	keep hi 90 100 >hi.renamed
+	# Kept lines but grown: the score is over the larger size (20 of 39
+	# lines is a rename, 20 of 41 is not).
+	{ block big 20; block grow 19; } >big.renamed
+	{ block big2 20; block grow 21; } >big2.renamed
+	commit "edited renames"
+	parity . HEAD
+	parity . HEAD -w
+}
+
+# Similarity uses chunks of at most 64 bytes: long lines with an edit near
+# their end keep most of their chunks.
+long_lines() {
+	repo_new r
+	local i
+	for ((i = 1; i <= 20; i++)); do
+		printf 'line %02d %0200d\n' "$i" "$i"
+	done >long
+	commit "base"
+	git rm -q long
+	for ((i = 1; i <= 20; i++)); do
+		printf 'line %02d %0200d%s\n' "$i" "$i" "$([ $i -le 12 ] && echo x)"
+	done >long.moved
+	commit "rename, every other line changed at its end"
+	parity . HEAD
+}
+
+# Several deleted files could be the source. Exact matches first (same
+# basename preferred); then a unique same-basename file at >= 75%; then the
+# best score. The candidates have different histories, so the choice shows.
+two_candidates() {
+	repo_new r
+	mkdir -p one two p d1 d2 d3 d4 new q d5 d6 d7
+	# Same blob, created by different commits.
+	block same 10 >one/other.c
+	commit "one/other.c"
+	block same 10 >two/target.c
+	commit "two/target.c: same blob"
+	block x 10 >p/x1
+	commit "p/x1"
+	block x 10 >p/x2
+	commit "p/x2: same blob"
+	# Inexact: a 60% and an 80% candidate.
+	keep sim 30 50 >s60
+	keep sim 40 50 >s80
+	# Same basename at 80% against another name at 96%.
+	keep base 40 50 >d1/name.c
+	keep base 48 50 >other-name.c
+	# Same basename at 70% (below 75%) against another name at 90%.
+	keep low 35 50 >d2/low.c
+	keep low 45 50 >low-other.c
+	# Two files with the target's basename: not unique, best score wins.
+	keep dup 45 50 >d3/dup.c
+	keep dup 40 50 >d4/dup.c
+	# An exact match elsewhere beats a 90% one with the same basename.
+	block t2 10 >exact-src
+	keep t2 9 10 >d4/t2.c
+	# A tie: two candidates equally similar.
+	keep tie 40 50 >tie-a
+	keep tie 40 50 y >tie-b
+	commit "inexact candidates"
+	git rm -q -r one two p s60 s80 d1 other-name.c d2 low-other.c d3 d4 \
+		tie-a tie-b exact-src
+	block same 10 >new/target.c
+	block x 10 >q/x
+	block sim 50 >sim
+	block base 50 >d5/name.c
+	block low 50 >d6/low.c
+	block dup 50 >d7/dup.c
+	block tie 50 >tie
+	block t2 10 >new/t2.c
+	commit "one commit, many renames"
+	parity . HEAD
+}
+
+# a -> b -> c -> d/e, edited on the way.
+chain() {
+	repo_new r
+	block a 20 >a
+	commit "a"
+	git mv a b
+	commit "a->b"
+	{ block a 19; echo b-edit; } >b
+	git mv b c
+	commit "b->c edited"
+	mkdir -p d
+	{ block a 18; echo b-edit; echo c-edit; } >c
+	git mv c d/e
+	commit "c->d/e edited"
+	commit_file d/e "edit e" $(block a 10) e-edit $(block a 18 | tail -n +11) \
+		b-edit c-edit
+	parity . HEAD
+	parity . HEAD~2
+}
+
+# Swapping two files is not a rename (both paths exist in the parent); nor
+# is a copy (the source is not deleted).
+swap_and_copy() {
+	repo_new r
+	block a 10 >a
+	block b 10 >b
+	block c 10 >c
+	commit "base"
+	git mv a tmp
+	git mv b a
+	git mv tmp b
+	commit "swap a and b"
+	cp c c-copy
+	{ block c 9; echo edited; } >c-copy-edited
+	commit "copy c twice"
+	{ block c 10; echo changed; } >c
+	cp c c-copy-of-modified
+	commit "modify c and copy it"
+	parity . HEAD
+	parity . HEAD~2
+}
+
+# A file deleted and added back later has no origin in the parent and no
+# deleted candidate in that commit; unless a similar file goes that time.
+deleted_readded() {
+	repo_new r
+	block a 10 >a
+	block b 10 >b
+	commit "base"
+	git rm -q a
+	commit "delete a"
+	block a 10 >a
+	commit "re-add a"
+	git rm -q b
+	commit "delete b"
+	git rm -q a
+	block b 10 >b
+	block a 10 >a2
+	commit "b back; a deleted and re-added as a2 in one go"
+	parity . HEAD
+	parity . HEAD~2
+}
+
+# Two files at the tip with one origin: one commit splits x into y and z
+# (both renames of x for blame), a copy and a rename of one file in two
+# commits, and two branches renaming the same file differently.
+converging() {
+	repo_new r
+	block x 20 >x
+	block w 20 >w
+	block v 20 >v
+	commit "base"
+	git rm -q x
+	{ block x 20; echo y; } >y
+	{ block x 18; echo z; } >z
+	commit "split x into y and z"
+	cp w w-copy
+	commit "copy w"
+	git mv w w-moved
+	commit "rename w"
+	git checkout -q -b side
+	git mv v v-side
+	commit "side: v->v-side"
+	git checkout -q main
+	git mv v v-main
+	commit "main: v->v-main"
+	tick
+	git merge -q --no-edit side >/dev/null 2>&1 || true
+	git add -A
+	commit_index "merge: keep both names"
+	test -f v-side && test -f v-main
+	parity . HEAD
+	parity . HEAD --first-parent
+}
+
+# Symlinks are rename sources only for exact matches: a deleted symlink
+# whose target text equals a new file's content is still an exact match.
+symlink_sources() {
+	repo_new r
+	ln -s "hello" link
+	ln -s "$(block l 3)" multi
+	commit "links"
+	git rm -q link multi
+	printf 'hello' >file
+	{ block l 3; echo x; } >multi-file
+	commit "links become files elsewhere"
+	parity . HEAD
+}
+
+# A rename found in one parent of a merge only: parent 1 renamed a to b,
+# parent 2 still has a (edited), so for parent 2 b comes from a.
+rename_in_merge_parent() {
+	repo_new r
+	block a 10 >a
+	commit "base"
+	git checkout -q -b side
+	{ echo side; block a 10; } >a
+	commit "side: edit a"
+	git checkout -q main
+	git mv a b
+	commit "main: a->b"
+	{ block a 10; echo main; } >b
+	commit "main: edit b"
+	merge "merge side" side
+	test -f b && test ! -f a
+	parity . HEAD
+	parity . HEAD --first-parent
+}
+
+run_case exact exact
+run_case edited edited
+run_case long_lines long_lines
+run_case two_candidates two_candidates
+run_case chain chain
+run_case swap_and_copy swap_and_copy
+run_case deleted_readded deleted_readded
+run_case converging converging
+run_case symlink_sources symlink_sources
+run_case rename_in_merge_parent rename_in_merge_parent
+finish

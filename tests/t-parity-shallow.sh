@@ -1,0 +1,68 @@
+#!/bin/bash
+# Parity with git blame in shallow clones: the commits in .git/shallow have
+# no parents as far as blame is concerned, whatever the objects say.
+. "$(dirname "$0")/lib.sh"
+
+# A source repository with a linear stretch, merges and a rename, so that a
+# shallow boundary can cut through each.
+source_repo() {
+	repo_new src
+	commit_file f "f1" $(lines f 1 10)
+	commit_file g "g1" $(lines g 1 5)
+	commit_file f "f2" $(lines f 1 5) f2 $(lines f 6 10)
+	git checkout -q -b side
+	commit_file g "side g" $(lines g 1 5) side
+	git mv g g-moved
+	commit "side: rename g"
+	git checkout -q main
+	commit_file f "f3" f3 $(lines f 1 5) f2 $(lines f 6 10)
+	merge "merge side" side
+	commit_file f "f4" f3 $(lines f 1 5) f2 $(lines f 6 9) f4
+	git checkout -q -b side2 HEAD~1
+	commit_file h "side2 h" $(lines h 1 3)
+	git checkout -q main
+	commit_file g-moved "g edit" $(lines g 1 4) g-edit side
+	merge "merge side2" side2
+	cd ..
+}
+
+shallow_depths() {
+	source_repo
+	local n
+	for n in 1 2 3 4 5; do
+		git clone -q --depth $n "file://$PWD/src" "d$n"
+		test -s "d$n/.git/shallow"
+		parity "d$n" HEAD
+	done
+	parity d3 HEAD --first-parent
+	parity d4 HEAD -w
+	# Deepening moves the boundary.
+	git -C d2 fetch -q --deepen=2
+	parity d2 HEAD
+	# Not shallow any more: same as the source.
+	git -C d1 fetch -q --unshallow
+	test ! -e d1/.git/shallow
+	parity d1 HEAD
+}
+
+# Boundaries at different depths on the two sides of a merge, one at the
+# commit that renames a file.
+shallow_since() {
+	source_repo
+	# Commits are one minute apart from 1600000060 on: 300 cuts below the
+	# rename commit on the side branch and below f3 on main; 230 keeps the
+	# rename's parent but not main's f2.
+	local since
+	for since in 300 230 400; do
+		git clone -q --shallow-since=@1600000$since "file://$PWD/src" s$since
+		test -s s$since/.git/shallow
+		parity s$since HEAD
+		parity s$since HEAD --first-parent
+	done
+	git clone -q --shallow-exclude=side "file://$PWD/src" x
+	parity x HEAD
+}
+
+run_case shallow_depths shallow_depths
+run_case shallow_since shallow_since
+finish

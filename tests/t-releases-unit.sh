@@ -1,0 +1,380 @@
+#!/bin/bash
+# Unit test of src/releases.c: the default --tags expression and release
+# names, then commit -> release maps of small repositories built with git,
+# checked against expected text and against `git name-rev --tags`.
+set -eu
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-releases.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+export LC_ALL=C TZ=UTC
+CC=${CC:-cc}
+command -v "${CC%% *}" >/dev/null || fail "no C compiler ($CC)"
+command -v pkg-config >/dev/null || fail "pkg-config is missing"
+pkg-config --exists libgit2 || fail "libgit2 (pkg-config) is missing"
+for f in releases history repository error; do
+	[ -f "$root/src/$f.c" ] || fail "src/$f.c is missing"
+done
+
+# Sanitizers when this compiler and machine can run them.
+san=
+echo 'int main(void){return 0;}' >"$tmp/san.c"
+if "$CC" -fsanitize=address,undefined "$tmp/san.c" -o "$tmp/san" \
+	2>/dev/null && "$tmp/san" 2>/dev/null; then
+	san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+fi
+probe=$tmp/releases_test
+# shellcheck disable=SC2046,SC2086
+"$CC" -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -g $san \
+	-I"$root/include" $(pkg-config --cflags libgit2) -o "$probe" \
+	"$root/tests/unit/releases_test.c" "$root/src/releases.c" \
+	"$root/src/history.c" "$root/src/repository.c" "$root/src/error.c" \
+	$(pkg-config --libs libgit2) || fail "unable to build the probe"
+
+"$probe" check || fail "built-in checks"
+
+# Nothing from the caller's git environment or configuration.
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY \
+	GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_CONFIG GIT_CONFIG_PARAMETERS \
+	GIT_CONFIG_COUNT GIT_CEILING_DIRECTORIES GIT_NAMESPACE XDG_CONFIG_HOME \
+	GIT_TRACE
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null HOME=$tmp
+export GIT_MERGE_AUTOEDIT=no GIT_TERMINAL_PROMPT=0
+export GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@example.com
+export GIT_COMMITTER_NAME=C GIT_COMMITTER_EMAIL=c@example.com
+
+# commit NAME TIME: a commit adding file NAME, dated TIME (both dates).
+commit() {
+	echo "$1" >"f-$1"
+	git add "f-$1"
+	GIT_AUTHOR_DATE="@$2 +0000" GIT_COMMITTER_DATE="@$2 +0000" \
+		git commit -q -m "$1"
+}
+# atag NAME TIME [TARGET]: an annotated tag with tagger date TIME.
+atag() {
+	GIT_COMMITTER_DATE="@$2 +0000" git tag -a -m "$1" "$1" "${3:-HEAD}"
+}
+# ltag NAME [TARGET]: a lightweight tag.
+ltag() {
+	git tag "$1" "${2:-HEAD}"
+}
+newrepo() {
+	rm -rf "$tmp/$1"
+	git init -q -b main "$tmp/$1"
+	cd "$tmp/$1"
+}
+
+# map REPO REV [opts]: the probe's map with commit ids replaced by subjects.
+map() {
+	local repo=$1
+	shift
+	"$probe" map "$tmp/$repo" "$@" >"$tmp/map.raw" ||
+		{ cat "$tmp/map.raw" >&2; fail "map $repo $*"; }
+	git -C "$tmp/$repo" log --all --format='s/%H/%s/' >"$tmp/subst.sed"
+	sed -f "$tmp/subst.sed" "$tmp/map.raw" >"$tmp/map.txt"
+	# releases in their order, then commits by subject (the history's
+	# topological order is history.c's business)
+	grep -E '^(release|skipped) ' "$tmp/map.txt" || true
+	grep -vE '^(release|skipped) ' "$tmp/map.txt" | LC_ALL=C sort
+}
+
+# expect NAME: compare stdin with the file $tmp/want.
+expect() {
+	if ! diff -u "$tmp/want" - >"$tmp/diff"; then
+		cat "$tmp/diff" >&2
+		fail "$1"
+	fi
+}
+
+# namerev REPO REV [--group ERE] [-- name-rev options]: every commit's
+# release by git name-rev --tags, in the probe's order, for comparison.
+namerev() {
+	local repo=$1 rev=$2 group=()
+	shift 2
+	if [ "${1:-}" = --group ]; then
+		group=(--group "$2")
+		shift 2
+	fi
+	[ "${1:-}" = -- ] && shift
+	"$probe" map "$tmp/$repo" "$rev" "${group[@]}" |
+		awk 'NF == 2 && length($1) == 40 { print $1 }' |
+	while read -r c; do
+		n=$(git -C "$tmp/$repo" name-rev --tags --name-only "$@" "$c")
+		n=${n%%[~^]*}
+		if [ "$n" = undefined ]; then
+			echo "$c unreleased"
+		else
+			echo "$c $("$probe" name "${group[@]}" "$n")"
+		fi
+	done
+}
+
+# compare_namerev REPO REV [--group ERE] [-- name-rev options]
+compare_namerev() {
+	local repo=$1 rev=$2 ours=()
+	shift 2
+	if [ "${1:-}" = --group ]; then
+		ours=(--group "$2")
+	fi
+	"$probe" map "$tmp/$repo" "$rev" "${ours[@]}" |
+		awk 'NF == 2 && length($1) == 40' >"$tmp/ours"
+	namerev "$repo" "$rev" "$@" >"$tmp/theirs"
+	[ -s "$tmp/ours" ] || fail "no commits mapped in $repo"
+	diff -u "$tmp/theirs" "$tmp/ours" >"$tmp/diff" ||
+		{ cat "$tmp/diff" >&2; fail "name-rev disagrees on $repo"; }
+}
+
+# --- A: linear history, annotated and lightweight tags, rc folding -------
+newrepo a
+commit c1 1000
+atag v1.0-rc1 1100
+commit c2 2000
+commit c3 3000
+ltag v1.0
+commit c4 4000
+atag v1.1-rc1 4500
+commit c5 5000
+commit c6 6000
+ltag latest
+ltag debian/1.2-3
+cat >"$tmp/want" <<'EOF'
+release v1.0 1100 3000 3 v1.0-rc1:1100,v1.0:3000
+release v1.1 4500 4500 1 v1.1-rc1:4500
+release unreleased 0 0 2 (unreleased)
+skipped 0
+c1 v1.0
+c2 v1.0
+c3 v1.0
+c4 v1.1
+c5 unreleased
+c6 unreleased
+EOF
+map a HEAD | expect "A: linear history"
+compare_namerev a HEAD -- --exclude=latest --exclude='debian/*'
+
+# the same from packed refs
+git -C "$tmp/a" pack-refs --all
+[ -z "$(find "$tmp/a/.git/refs/tags" -type f)" ] || fail "tags not packed"
+map a HEAD | expect "A: packed refs"
+
+# REV at an older commit: later tags are not in its history
+map a HEAD~4 >"$tmp/got"
+grep -q '^c2 unreleased$' "$tmp/got" || fail "A: REV~4"
+grep -q '^release v1.0 1100 1100 1 v1.0-rc1:1100$' "$tmp/got" ||
+	{ cat "$tmp/got" >&2; fail "A: REV~4 releases"; }
+grep -q 'v1.1' "$tmp/got" && fail "A: a tag after REV counted"
+
+# --tags restricts, --group renames
+cat >"$tmp/want" <<'EOF'
+release 1.0 1100 3000 3 v1.0-rc1:1100,v1.0:3000
+release 1.1 4500 4500 1 v1.1-rc1:4500
+release unreleased 0 0 2 (unreleased)
+skipped 0
+c1 1.0
+c2 1.0
+c3 1.0
+c4 1.1
+c5 unreleased
+c6 unreleased
+EOF
+map a HEAD --group 'v([0-9.]+)(-rc[0-9]+)?' | expect "A: --group"
+cat >"$tmp/want" <<'EOF'
+release v1.0 3000 3000 3 v1.0:3000
+release unreleased 0 0 3 (unreleased)
+skipped 0
+c1 v1.0
+c2 v1.0
+c3 v1.0
+c4 unreleased
+c5 unreleased
+c6 unreleased
+EOF
+map a HEAD --tags 'v[0-9.]+' | expect "A: --tags without rc"
+
+# --- B: a tag on a side branch merged later, and --first-parent ----------
+newrepo b
+commit m1 1000
+atag v1.0 1000
+git checkout -q -b maint
+commit s1 1500
+atag v1.0.1 2500
+git checkout -q main
+commit m2 2000
+GIT_AUTHOR_DATE="@3000 +0000" GIT_COMMITTER_DATE="@3000 +0000" \
+	git merge -q --no-ff -m m3 maint
+commit m4 4000
+atag v1.1 4100
+git checkout -q -b topic
+commit t1 4200
+ltag v9.9
+git checkout -q main
+cat >"$tmp/want" <<'EOF'
+release v1.0 1000 1000 1 v1.0:1000
+release v1.0.1 2500 2500 1 v1.0.1:2500
+release v1.1 4100 4100 3 v1.1:4100
+skipped 0
+m1 v1.0
+m2 v1.1
+m3 v1.1
+m4 v1.1
+s1 v1.0.1
+EOF
+map b main | expect "B: side branch"
+compare_namerev b main
+cat >"$tmp/want" <<'EOF'
+release v1.0 1000 1000 1 v1.0:1000
+release v1.1 4100 4100 3 v1.1:4100
+skipped 0
+m1 v1.0
+m2 v1.1
+m3 v1.1
+m4 v1.1
+EOF
+map b main --first-parent | expect "B: --first-parent"
+# the unmerged topic tag counts only for REV=topic
+map b topic | grep -q '^t1 v9.9$' || fail "B: tag on REV itself"
+
+# --- C: tag dates out of order with the topology ------------------------
+newrepo c
+commit c1 1000
+atag v2.0 5000
+commit c2 2000
+atag v2.1 3000
+commit c3 3500
+atag v2.2 6000
+cat >"$tmp/want" <<'EOF'
+release v2.1 3000 3000 2 v2.1:3000
+release v2.0 5000 5000 0 v2.0:5000
+release v2.2 6000 6000 1 v2.2:6000
+skipped 0
+c1 v2.1
+c2 v2.1
+c3 v2.2
+EOF
+map c HEAD | expect "C: dates out of order"
+compare_namerev c HEAD
+
+# --- D: tags on trees and blobs, tag chains, no tagger, equal dates -----
+newrepo d
+commit c1 1000
+ltag v0.9 "HEAD^{tree}"
+atag v0.8 1000 "$(git rev-parse HEAD:f-c1)"
+atag inner 2000
+commit c2 3000
+# a tag of a tag: dated by the inner tag, as git name-rev does
+GIT_COMMITTER_DATE="@9000 +0000" git tag -a -m outer 1.0 inner 2>/dev/null
+# an annotated tag without a tagger line: dated by its commit
+obj=$(printf 'object %s\ntype commit\ntag 1.1\n\nno tagger\n' \
+	"$(git rev-parse HEAD)" | git hash-object -t tag -w --stdin --literally)
+git update-ref refs/tags/1.1 "$obj"
+# two lightweight tags on one commit: by name
+commit c3 5000
+ltag v1.2
+ltag 1.2
+cat >"$tmp/want" <<'EOF'
+release 1.0 2000 2000 1 1.0:2000
+release 1.1 3000 3000 1 1.1:3000
+release 1.2 5000 5000 1 1.2:5000
+release v1.2 5000 5000 0 v1.2:5000
+skipped 2
+c1 1.0
+c2 1.1
+c3 1.2
+EOF
+map d HEAD | expect "D: odd tags"
+
+# --- E: the Linux recipe, with a tree tag like v2.6.11 ------------------
+newrepo e
+commit c1 1000
+ltag v2.6.11 "HEAD^{tree}"
+commit c2 2000
+atag v2.6.12-rc2 2100
+commit c3 3000
+atag v2.6.12 3100
+commit c4 4000
+atag v2.6.13-rc1 4100
+commit c5 5000
+atag v2.6.13 5100
+atag v2.6.13.1 5200
+commit c6 6000
+atag v3.0-rc1 6100
+commit c7 7000
+atag v3.0 7100
+commit c8 8000
+atag v3.1 8100
+cat >"$tmp/want" <<'EOF'
+release 2.6.12 2100 3100 3 v2.6.12-rc2:2100,v2.6.12:3100
+release 2.6.13 4100 5200 2 v2.6.13-rc1:4100,v2.6.13:5100,v2.6.13.1:5200
+release 3.0 6100 7100 2 v3.0-rc1:6100,v3.0:7100
+release 3.1 8100 8100 1 v3.1:8100
+skipped 1
+c1 2.6.12
+c2 2.6.12
+c3 2.6.12
+c4 2.6.13
+c5 2.6.13
+c6 3.0
+c7 3.0
+c8 3.1
+EOF
+g='v(2\.6\.[0-9]+|[3-9]\.[0-9]+).*'
+map e HEAD --group "$g" | expect "E: Linux recipe"
+compare_namerev e HEAD --group "$g"
+compare_namerev e HEAD
+
+# --- F: the default expression on real tags -----------------------------
+newrepo f
+t=1000
+for tag in v2.6.33 v2.6.33-rc8 1.2.3 3.0a jq-1.7.1 jq-1.7rc1 curl-8_10_0 \
+	v5.4-beta 2.6.0-rc1 latest debian/1.2-3 stable v2.6.11-tree; do
+	commit "c$t" "$t"
+	ltag "$tag"
+	t=$((t + 1000))
+done
+map f HEAD | awk '$1 == "release" { print $2 }' >"$tmp/got"
+cat >"$tmp/want" <<'EOF'
+v2.6.33
+1.2.3
+3.0a
+jq-1.7.1
+jq-1.7
+curl-8_10_0
+v5.4
+2.6.0
+unreleased
+EOF
+expect "F: default expression" <"$tmp/got"
+
+# --- G: errors -----------------------------------------------------------
+out=$("$probe" map "$tmp/f" HEAD --tags 'nope.*' || true)
+[ "$out" = "error -1 no tag matches 'nope.*'" ] || fail "G: no match: $out"
+out=$("$probe" map "$tmp/b" main --tags 'v9.*' || true)
+case $out in
+"error -1 no tag matches 'v9.*' in the history"*) ;;
+*) fail "G: match outside the history: $out" ;;
+esac
+out=$("$probe" map "$tmp/f" HEAD --tags 'v(' || true)
+case $out in
+"error -2 invalid --tags expression 'v(': "?*) ;;
+*) fail "G: bad --tags: $out" ;;
+esac
+out=$("$probe" map "$tmp/f" HEAD --group 'v.*' || true)
+case $out in
+"error -2 invalid --group expression 'v.*': "?*) ;;
+*) fail "G: --group without subexpression: $out" ;;
+esac
+newrepo g
+commit c1 1000
+out=$("$probe" map "$tmp/g" HEAD || true)
+case $out in
+"error -1 no tag matches '([A-Za-z]"*) ;;
+*) fail "G: no tags at all: $out" ;;
+esac
+
+echo "releases: all checks passed"
