@@ -4,7 +4,8 @@
  * Every chart is one drawing function working in CSS pixels; chart_emit()
  * runs it on an image surface at scale 1 and 2 and on an SVG surface.
  * Layout decisions come from pango measurements made with fixed font
- * options (unhinted metrics), so the three files have the same layout.
+ * options on a context of our own, whatever the surface, so the three
+ * files have the same layout.
  *
  * Crisp edges: bars have whole-pixel edges; 1px lines are drawn at
  * half-pixel centres. A value v maps to the pixel edge Y(v) (or X(v));
@@ -21,6 +22,7 @@
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <png.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,13 +180,14 @@ static void fmt_short(char *buf, size_t size, uint64_t v)
 		snprintf(buf, size, "%" PRIu64, v);
 		return;
 	}
-	while (u + 1 < sizeof(unit) && v >= scale * 999950 / 1000) {
+	while (u + 1 < sizeof(unit) && (v + scale / 2) / scale >= 1000) {
 		scale *= 1000;
 		u++;
 	}
 	tenths = (v * 10 + scale / 2) / scale;
 	if (tenths >= 100)
-		snprintf(buf, size, "%" PRIu64 "%c", (tenths + 5) / 10, unit[u]);
+		snprintf(buf, size, "%" PRIu64 "%c", (v + scale / 2) / scale,
+			 unit[u]);
 	else
 		snprintf(buf, size, "%" PRIu64 ".%" PRIu64 "%c", tenths / 10,
 			 tenths % 10, unit[u]);
@@ -214,7 +217,10 @@ static void fmt_share(char *buf, size_t size, double v)
 		snprintf(buf, size, "%lld.%lld%%", tenths / 10, tenths % 10);
 }
 
-/* The smallest step of 1, 2, 2.5 or 5 x 10^k giving at most `max` steps. */
+/*
+ * The smallest step of 1, 2, 2.5 or 5 x 10^k giving at most `max` steps
+ * over a range of percentages; 0.1 at least, as ticks have 2 decimals.
+ */
 static double nice_step(double range, int max)
 {
 	static const double mult[] = { 1, 2, 2.5, 5 };
@@ -223,6 +229,8 @@ static double nice_step(double range, int max)
 
 	if (!(range > 0))
 		return 1;
+	if (range < 0.1 * max)
+		return 0.1;
 	p = pow(10, floor(log10(range / max)));
 	for (;;) {
 		for (i = 0; i < 4; i++)
@@ -305,8 +313,6 @@ static const struct {
 	[F_LEGEND] = { 10.5, 0 },
 };
 
-struct chart;
-
 struct text {
 	PangoLayout *layout;
 	double x, y;  /* logical rectangle's offset */
@@ -350,11 +356,12 @@ static int text_make(struct text *t, struct chart *c, enum font f,
 	t->layout = pango_layout_new(c->pc);
 	d = pango_font_description_new();
 	pango_font_description_set_family_static(d, CHART_FONT);
-	pango_font_description_set_absolute_size(d, fonts[f].px * PANGO_SCALE);
-	pango_font_description_set_weight(d, fonts[f].bold ? PANGO_WEIGHT_BOLD
-							   : PANGO_WEIGHT_NORMAL);
-	pango_font_description_set_style(d, italic ? PANGO_STYLE_ITALIC
-						   : PANGO_STYLE_NORMAL);
+	pango_font_description_set_absolute_size(d,
+						 fonts[f].px * PANGO_SCALE);
+	pango_font_description_set_weight(
+		d, fonts[f].bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
+	pango_font_description_set_style(
+		d, italic ? PANGO_STYLE_ITALIC : PANGO_STYLE_NORMAL);
 	pango_layout_set_font_description(t->layout, d);
 	pango_font_description_free(d);
 	/* Right-to-left names must not move the layout within its width. */
@@ -774,7 +781,7 @@ static int draw_dist(struct chart *c, const void *arg)
 	struct text *labels = NULL, ytitle = { 0 }, xtitle = { 0 };
 	size_t n = t->nreleases, i, k = 1;
 	double top, bottom, maxv = 0, step, ymax, tick_w = 0, tick_h, value_h;
-	double value_w, lab_h = 0, lab_cap, band, rel_w = 0;
+	double value_w, lab_h, lab_cap, band;
 	double pl, pr, pt, pb, ph;
 	struct bars b;
 	int rc, upright, show_values;
@@ -833,25 +840,29 @@ static int draw_dist(struct chart *c, const void *arg)
 		b.maxw = 72;
 	}
 
-	/* x labels: upright when all fit across, else turned and thinned */
+	/*
+	 * x labels: across when every name fits under its bar, else turned
+	 * upright and thinned. Only names that are drawn are laid out: with
+	 * hundreds of releases, most are not.
+	 */
 	labels = calloc(n, sizeof(*labels));
 	if (!labels) {
 		rc = error_oom();
 		goto done;
 	}
 	lab_cap = fmin(130, 0.24 * c->h);
-	for (i = 0; i < n; i++) {
+	lab_h = tick_h;
+	upright = b.slot >= 16;
+	for (i = 0; upright && i < n; i++) {
 		rc = text_make(&labels[i], c, F_TICK, i >= b.nrel,
 			       t->releases[i].name, lab_cap,
 			       PANGO_ELLIPSIZE_END);
 		if (rc)
 			goto done;
-		lab_h = fmax(lab_h, labels[i].h);
-		if (i < b.nrel)
-			rel_w = fmax(rel_w, labels[i].w);
+		if (i < b.nrel && labels[i].w + 6 > b.slot)
+			upright = 0;
 	}
 	/* "unreleased" may reach into the gap before it and the margin */
-	upright = rel_w + 6 <= b.slot;
 	if (upright && b.nrel < n) {
 		double l = unrel_label_x(&b, &labels[b.nrel], c->w) -
 			   labels[b.nrel].w / 2;
@@ -864,9 +875,16 @@ static int draw_dist(struct chart *c, const void *arg)
 	band = lab_h;
 	if (!upright) {
 		k = (size_t)ceil((lab_h + 2) / b.slot);
-		for (band = 0, i = 0; i < n; i++)
-			if (label_shown(&b, i, k, lab_h))
-				band = fmax(band, labels[i].w);
+		for (band = 0, i = 0; i < n; i++) {
+			if (!label_shown(&b, i, k, lab_h))
+				continue;
+			if (!labels[i].layout &&
+			    (rc = text_make(&labels[i], c, F_TICK, i >= b.nrel,
+					    t->releases[i].name, lab_cap,
+					    PANGO_ELLIPSIZE_END)))
+				goto done;
+			band = fmax(band, labels[i].w);
+		}
 	}
 	show_values = value_w + 4 <= b.slot;
 
@@ -1189,14 +1207,18 @@ static int draw_legend(struct chart *c, double y, double *h)
 	names = calloc(n, sizeof(*names));
 	if (!names)
 		return error_oom();
-	for (i = 0; i < n; i++) {
+	/* a swatch and a name each, if they can fit (names of 1 char: 7px) */
+	if ((double)n * (sw + 4 + 7 + 12) > avail)
+		total = avail + 12 + 1;
+	for (i = 0; i < n && total - 12 <= avail; i++) {
 		rc = text_make(&names[i], c, F_LEGEND, i >= c->nrel,
 			       t->releases[i].name, 120, PANGO_ELLIPSIZE_END);
 		if (rc)
 			goto done;
 		total += sw + 4 + names[i].w + 12;
 	}
-	lh = names[0].h;
+	if ((rc = text_height(c, F_LEGEND, &lh)))
+		goto done;
 	*h = lh;
 	if (total - 12 <= avail) {
 		for (i = 0; i < n; i++) {
@@ -1215,8 +1237,16 @@ static int draw_legend(struct chart *c, double y, double *h)
 	/* oldest [ramp] newest   [] unreleased */
 	{
 		size_t last = c->nrel ? c->nrel - 1 : 0;
+		size_t ends[3] = { 0, last, c->nrel };
 		double unrel_w = 0, rw, rx0, sy = round(y + (lh - sw) / 2);
 
+		for (i = 0; i < 3; i++)
+			if (ends[i] < n && !names[ends[i]].layout &&
+			    (rc = text_make(&names[ends[i]], c, F_LEGEND,
+					    ends[i] >= c->nrel,
+					    t->releases[ends[i]].name, 120,
+					    PANGO_ELLIPSIZE_END)))
+				goto done;
 		if (c->nrel < n)
 			unrel_w = 18 + sw + 4 + names[c->nrel].w;
 		text_draw(c, &names[0], x, y, 0, 0, th->text);
@@ -1226,7 +1256,8 @@ static int draw_legend(struct chart *c, double y, double *h)
 		if (rw < 20)
 			rw = 20;
 		for (i = 0; i < c->nrel; i++) {
-			double a = round(rx0 + rw * (double)i / (double)c->nrel);
+			double a = round(rx0 + rw * (double)i /
+						   (double)c->nrel);
 			double b = round(rx0 + rw * (double)(i + 1) /
 						   (double)c->nrel);
 
@@ -1707,7 +1738,9 @@ static int chart_emit(struct charts *x, const char *name, draw_fn fn,
 /*
  * A font map and context of our own with every font option fixed, so
  * that neither the surface nor the environment changes glyph shapes or
- * metrics.
+ * metrics. Advances are hinted to whole CSS pixels: cairo 1.16 puts
+ * glyphs on whole device pixels, and fractional advances would space
+ * small text unevenly at 1x.
  */
 static void fonts_open(PangoFontMap **fm, PangoContext **pc)
 {
@@ -1718,11 +1751,11 @@ static void fonts_open(PangoFontMap **fm, PangoContext **pc)
 	cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
 	cairo_font_options_set_subpixel_order(fo, CAIRO_SUBPIXEL_ORDER_DEFAULT);
 	cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_SLIGHT);
-	cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+	cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_ON);
 	pango_cairo_context_set_font_options(*pc, fo);
 	cairo_font_options_destroy(fo);
 	pango_cairo_context_set_resolution(*pc, 96);
-	pango_context_set_round_glyph_positions(*pc, FALSE);
+	pango_context_set_round_glyph_positions(*pc, TRUE);
 	pango_context_set_language(*pc, pango_language_from_string("en"));
 	pango_context_set_base_dir(*pc, PANGO_DIRECTION_LTR);
 }
@@ -1849,6 +1882,118 @@ done:
 	return rc;
 }
 
+/*
+ * The directory charts, shared out between threads: each has its own
+ * font map and context (pango objects are not to be shared), takes the
+ * next directory, and stops at the first error, which is copied to the
+ * caller's error slot (it is per thread).
+ */
+struct pool {
+	pthread_mutex_t lock;
+	size_t next;
+	int rc;
+	char msg[1024];
+};
+
+struct worker {
+	struct charts x;
+	struct pool *pool;
+};
+
+static void *chart_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct pool *pool = w->pool;
+	const struct tally *t = w->x.t;
+
+	for (;;) {
+		size_t i;
+		int rc;
+
+		pthread_mutex_lock(&pool->lock);
+		i = pool->next++;
+		rc = pool->rc;
+		pthread_mutex_unlock(&pool->lock);
+		if (rc || i >= t->ndirs)
+			break;
+		if (t->dirs[i].level < 1)
+			continue;
+		rc = chart_dir(&w->x, i);
+		if (rc) {
+			pthread_mutex_lock(&pool->lock);
+			if (!pool->rc) {
+				pool->rc = rc;
+				snprintf(pool->msg, sizeof(pool->msg), "%s",
+					 error_last());
+			}
+			pthread_mutex_unlock(&pool->lock);
+			break;
+		}
+	}
+	return NULL;
+}
+
+static int chart_dirs(struct charts *x, unsigned jobs)
+{
+	struct pool pool;
+	struct worker *w = NULL;
+	pthread_t *tid = NULL;
+	size_t n, started = 0, i;
+	int rc = 0;
+
+	n = jobs > 1 ? jobs : 1;
+	if (n > x->t->ndirs / 8 + 1)
+		n = x->t->ndirs / 8 + 1;
+	if (n == 1) {
+		for (i = 1; i < x->t->ndirs; i++)
+			if (x->t->dirs[i].level >= 1 && (rc = chart_dir(x, i)))
+				return rc;
+		return 0;
+	}
+	memset(&pool, 0, sizeof(pool));
+	pthread_mutex_init(&pool.lock, NULL);
+	pool.next = 1;
+	w = calloc(n, sizeof(*w));
+	tid = calloc(n, sizeof(*tid));
+	if (!w || !tid) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		w[i].x = *x;
+		w[i].x.path = NULL;
+		w[i].x.path_cap = 0;
+		w[i].pool = &pool;
+		fonts_open(&w[i].x.fm, &w[i].x.pc);
+		if (pthread_create(&tid[i], NULL, chart_worker, &w[i])) {
+			fonts_close(w[i].x.fm, w[i].x.pc);
+			pthread_mutex_lock(&pool.lock);
+			if (!pool.rc) {
+				pool.rc = STRATA_ERR;
+				snprintf(pool.msg, sizeof(pool.msg),
+					 "unable to start a thread");
+			}
+			pthread_mutex_unlock(&pool.lock);
+			break;
+		}
+		started++;
+	}
+	for (i = 0; i < started; i++) {
+		pthread_join(tid[i], NULL);
+		fonts_close(w[i].x.fm, w[i].x.pc);
+		free(w[i].x.path);
+	}
+	if (pool.rc)
+		rc = pool.rc == STRATA_ENOMEM ? error_oom()
+					      : error_setc(pool.rc, "%s",
+							   pool.msg);
+done:
+	pthread_mutex_destroy(&pool.lock);
+	free(w);
+	free(tid);
+	return rc;
+}
+
 int chart_write_all(const char *img_dir, const struct tally *t,
 		    const struct report_info *info,
 		    const struct chart_options *o)
@@ -1898,9 +2043,7 @@ int chart_write_all(const char *img_dir, const struct tally *t,
 	    (rc = chart_emit(&x, "subsystems-stack", draw_subsystems_stack,
 			     NULL)))
 		goto done;
-	for (i = 1; i < t->ndirs; i++)
-		if (t->dirs[i].level >= 1 && (rc = chart_dir(&x, i)))
-			goto done;
+	rc = chart_dirs(&x, o->jobs);
 done:
 	free(counts);
 	free(x.path);

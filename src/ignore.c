@@ -459,8 +459,16 @@ static int32_t scan_parent(struct prints *pa, struct prints *pb, int32_t t)
 	if (pb->total[t] < SCAN_THRESHOLD)
 		return -1;
 	for (p = 0; p < (int32_t)pa->n; p++) {
-		int32_t s = prints_similarity(pb, (uint32_t)t, pa, (uint32_t)p);
+		int32_t s;
 
+		/*
+		 * A line's total as made bounds its similarity (matches only
+		 * lower counts), and below `best` a line is passed over.
+		 */
+		prints_need(pa, (uint32_t)p);
+		if (pa->total[p] < best)
+			continue;
+		s = prints_similarity(pb, (uint32_t)t, pa, (uint32_t)p);
 		if (s < best)
 			continue;
 		if (s == best && best_at != -1 &&

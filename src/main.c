@@ -544,15 +544,42 @@ static int file_list_add(struct file_list *l, const char *name, int config)
 	return 0;
 }
 
+/* Raw blame.ignoreRevsFile values, before git's ordering. */
+struct cfg_values {
+	char **v;
+	size_t n, alloc;
+	int rc;
+};
+
 static int cfg_file_cb(const git_config_entry *e, void *payload)
 {
-	return file_list_add(payload, e->value, 1);
+	struct cfg_values *c = payload;
+
+	if (c->n == c->alloc) {
+		size_t na = c->alloc ? c->alloc * 2 : 4;
+		char **p = realloc(c->v, na * sizeof(*p));
+
+		if (!p)
+			return (c->rc = error_oom());
+		c->v = p;
+		c->alloc = na;
+	}
+	if (!(c->v[c->n] = strdup(e->value)))
+		return (c->rc = error_oom());
+	c->n++;
+	return 0;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int load_ignores(git_oid **out, size_t *nout, struct repository *repo,
 			const struct options *o)
 {
 	struct file_list fl = {repo, NULL, 0, 0, 0};
+	struct cfg_values cv = {NULL, 0, 0, 0};
 	git_config *cfg = NULL;
 	git_oid *list = NULL;
 	size_t n = 0, alloc = 0, i;
@@ -560,9 +587,21 @@ static int load_ignores(git_oid **out, size_t *nout, struct repository *repo,
 
 	if (git_repository_config_snapshot(&cfg, repo->git) == 0) {
 		git_config_get_multivar_foreach(cfg, "blame.ignoreRevsFile",
-						NULL, cfg_file_cb, &fl);
+						NULL, cfg_file_cb, &cv);
 		git_config_free(cfg);
-		if ((rc = fl.rc) < 0)
+		if ((rc = cv.rc) < 0)
+			goto done;
+	}
+	/*
+	 * git keeps the configured names in a sorted list without duplicates,
+	 * so an empty value (sorted first) clears only what comes before it
+	 * on the command line's side, not the other configured files.
+	 */
+	qsort(cv.v, cv.n, sizeof(*cv.v), str_cmp);
+	for (i = 0; i < cv.n; i++) {
+		if (i && !strcmp(cv.v[i], cv.v[i - 1]))
+			continue;
+		if ((rc = file_list_add(&fl, cv.v[i], 1)) < 0)
 			goto done;
 	}
 	for (i = 0; i < o->ignore_files.n; i++)
@@ -591,6 +630,9 @@ done:
 	for (i = 0; i < fl.n; i++)
 		free(fl.files[i]);
 	free(fl.files);
+	for (i = 0; i < cv.n; i++)
+		free(cv.v[i]);
+	free(cv.v);
 	free(list);
 	return rc;
 }
@@ -781,7 +823,8 @@ static int run(struct options *o)
 	info.ncommits = h->n;
 	info.ndiffs = b->ndiffs;
 	sde = getenv("SOURCE_DATE_EPOCH");
-	info.generated = sde && *sde ? strtoll(sde, NULL, 10) : time(NULL);
+	/* The same input gives the same report: no wall clock by default. */
+	info.generated = sde && *sde ? strtoll(sde, NULL, 10) : info.commit_time;
 	info.seconds_total = seconds_since(&t0);
 	if (o->cmd == CMD_TABLE) {
 		print_table(t, &info);

@@ -869,7 +869,7 @@ static int board_pick(int *out, struct rename_sources *rs,
 	for (k = 0; k < np; k++) {
 		const struct src_entry *s = &rs->src[pend[k].src];
 
-		if (pend[k].bound < MIN_SCORE || pend[k].bound < top)
+		if (pend[k].bound < MIN_SCORE || pend[k].bound <= top)
 			break;
 		if ((err = similarity(&pend[k].score, rd, &s->oid, s->size,
 				      d, dsize, MIN_SCORE)) < 0)

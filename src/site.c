@@ -186,6 +186,14 @@ static struct text pct(uint64_t part, uint64_t whole)
 	return percent(part, whole, 2);
 }
 
+/* "1 file", "1,234 files" */
+static int set_counted(struct template_dict *d, const char *key, uint64_t n,
+		       const char *one, const char *many)
+{
+	return template_dict_setf(d, key, "%s %s", count(n).s,
+				  n == 1 ? one : many);
+}
+
 static struct text date(int64_t when)
 {
 	struct text t;
@@ -429,7 +437,8 @@ done:
 	return rc;
 }
 
-enum nav { NAV_INDEX, NAV_RELEASES, NAV_UNTOUCHED, NAV_NONE };
+/* The page a page's header marks as the current one. */
+enum nav { NAV_NONE, NAV_INDEX, NAV_RELEASES, NAV_UNTOUCHED };
 
 /* A page's dictionary, with the header, footer and values every page has. */
 static int page_new(struct template_dict **out, struct site *s,
@@ -437,11 +446,12 @@ static int page_new(struct template_dict **out, struct site *s,
 {
 	static const struct {
 		const char *href, *label;
+		enum nav page;
 	} nav[] = {
-		{"index.html", "Overview"},
-		{"releases.html", "Releases"},
-		{"untouched.html", "Untouched files"},
-		{"index.html#data", "Data"},
+		{"index.html", "Overview", NAV_INDEX},
+		{"releases.html", "Releases", NAV_RELEASES},
+		{"untouched.html", "Untouched files", NAV_UNTOUCHED},
+		{"index.html#data", "Data", NAV_NONE},
 	};
 	const struct report_info *info = s->info;
 	struct template_dict *d = NULL, *inc, *item;
@@ -473,7 +483,7 @@ static int page_new(struct template_dict **out, struct site *s,
 		TRY(template_dict_add(&item, inc, "NAV"));
 		TRY(template_dict_set(item, "HREF", nav[i].href));
 		TRY(template_dict_set(item, "LABEL", nav[i].label));
-		if (i == (size_t)current)
+		if (current != NAV_NONE && nav[i].page == current)
 			TRY(template_dict_show(item, "CURRENT"));
 	}
 	TRY(template_dict_include(&inc, d, "FOOTER", "footer.tpl"));
@@ -526,7 +536,7 @@ static int set_dir_href(struct template_dict *d, const char *key,
 /* How a directory is named in lists: "." stands for the root's files. */
 static const char *dir_label(const struct tally_dir *dir)
 {
-	return strcmp(dir->path, ".") ? dir->path : ". (root files)";
+	return strcmp(dir->path, ".") ? dir->path : "(root files)";
 }
 
 static uint64_t first_lines(const struct site *s, const struct tally_dir *d)
@@ -554,8 +564,18 @@ static int site_prepare(struct site *s)
 		rc = error_oom();
 		goto done;
 	}
-	for (size_t i = 0; i < t->ndirs; i++)
-		TRY(tally_slug(&s->dir_slug[i], t->dirs[i].path));
+	for (size_t i = 0; i < t->ndirs; i++) {
+		const struct tally_dir *d = &t->dirs[i];
+
+		/* Walks up the tree below must end. */
+		if (i && (d->parent >= i ||
+			  t->dirs[d->parent].level + 1 != d->level)) {
+			rc = error_set("BUG: directory '%s' has a bad parent",
+				       d->path);
+			goto done;
+		}
+		TRY(tally_slug(&s->dir_slug[i], d->path));
+	}
 	for (size_t r = 0; r < t->nreleases; r++) {
 		char *slug;
 
@@ -671,13 +691,24 @@ static int tags_summary(char **out, const struct release *rel)
 static int release_dates(struct template_dict *d, const char *key,
 			 const struct release *rel)
 {
+	struct text first, last;
+
 	if (!rel || rel->unreleased || !rel->ntags)
 		return template_dict_set(d, key, "");
-	if (date(rel->first_date).s[0] &&
-	    !strcmp(date(rel->first_date).s, date(rel->last_date).s))
-		return template_dict_set(d, key, date(rel->first_date).s);
-	return template_dict_setf(d, key, "%s – %s", date(rel->first_date).s,
-				  date(rel->last_date).s);
+	first = date(rel->first_date);
+	last = date(rel->last_date);
+	if (!strcmp(first.s, last.s))
+		return template_dict_set(d, key, first.s);
+	return template_dict_setf(d, key, "%s – %s", first.s, last.s);
+}
+
+static size_t real_releases(const struct tally *t)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < t->nreleases; r++)
+		n += !t->releases[r].unreleased;
+	return n;
 }
 
 static int set_join(struct template_dict *d, const char *key,
@@ -703,21 +734,22 @@ static int set_join(struct template_dict *d, const char *key,
 static int index_method(struct site *s, struct template_dict *d)
 {
 	const struct report_info *info = s->info;
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
 	struct template_dict *sec, *item;
 	int rc;
 
 	TRY(template_dict_setf(d, "SHORT", "%.7s", info->commit));
 	TRY(template_dict_set(d, "COMMIT_DATE", date(info->commit_time).s));
-	TRY(template_dict_set(d, "COMMITS", count(info->ncommits).s));
-	TRY(template_dict_set(d, "DIFFS", count(info->ndiffs).s));
-	TRY(template_dict_setf(d, "DEPTH", "%u", info->depth ? info->depth :
-			       s->t->depth));
+	TRY(set_counted(d, "N_COMMITS", info->ncommits, "commit", "commits"));
+	TRY(set_counted(d, "N_DIFFS", info->ndiffs, "file diff", "file diffs"));
+	TRY(set_counted(d, "N_LEVELS", info->depth ? info->depth :
+			s->t->depth, "level", "levels"));
 	if (info->first_parent)
 		TRY(template_dict_show(d, "FIRST_PARENT"));
 	if (info->shallow) {
 		TRY(template_dict_add(&sec, d, "SHALLOW"));
-		TRY(template_dict_set(sec, "BOUNDARY",
-				      count(info->nboundary).s));
+		TRY(set_counted(sec, "N_BOUNDARY", info->nboundary, "commit",
+				"commits"));
 	} else {
 		TRY(template_dict_show(d, "NOT_SHALLOW"));
 	}
@@ -733,8 +765,8 @@ static int index_method(struct site *s, struct template_dict *d)
 			       "IGNORE_WHITESPACE" : "WHITESPACE"));
 	if (info->nignore_revs) {
 		TRY(template_dict_add(&sec, d, "IGNORE_REVS"));
-		TRY(template_dict_set(sec, "COUNT",
-				      count(info->nignore_revs).s));
+		TRY(set_counted(sec, "N_REVS", info->nignore_revs, "revision",
+				"revisions"));
 		for (size_t i = 0; i < info->nignore_revs; i++) {
 			TRY(template_dict_add(&item, sec, "IGNORED"));
 			TRY(set_display(item, "HASH", info->ignore_revs[i]));
@@ -750,8 +782,12 @@ static int index_method(struct site *s, struct template_dict *d)
 		TRY(template_dict_add(&sec, d, "EXCLUDE"));
 		TRY(set_join(sec, "PATTERNS", info->exclude, info->nexclude));
 	}
-	/* Wall-clock times differ run to run: a reproducible run sets none. */
-	if (info->seconds_total > 0) {
+	/*
+	 * Times and jobs differ from run to run and machine to machine: left
+	 * out when SOURCE_DATE_EPOCH asks for reproducible output, as in
+	 * report.json.
+	 */
+	if (info->seconds_total > 0 && !(sde && *sde)) {
 		TRY(template_dict_add(&sec, d, "TIMES"));
 		TRY(template_dict_set(sec, "TOTAL",
 				      seconds(info->seconds_total).s));
@@ -759,7 +795,7 @@ static int index_method(struct site *s, struct template_dict *d)
 				      seconds(info->seconds_history).s));
 		TRY(template_dict_set(sec, "BLAME",
 				      seconds(info->seconds_blame).s));
-		TRY(template_dict_setf(sec, "JOBS", "%u", info->jobs));
+		TRY(set_counted(sec, "N_JOBS", info->jobs, "job", "jobs"));
 	}
 done:
 	return rc;
@@ -791,8 +827,10 @@ static int write_index(struct site *s)
 	TRY(page_new(&d, s, "How old is the code", NAV_INDEX));
 	TRY(template_dict_set(d, "LINES", count(t->total_lines).s));
 	TRY(template_dict_set(d, "FILES", count(t->nfiles).s));
-	TRY(template_dict_set(d, "NRELEASES", count(t->nreleases -
-		(t->nreleases && t->releases[t->nreleases - 1].unreleased)).s));
+	TRY(set_counted(d, "N_LINES", t->total_lines, "line", "lines"));
+	TRY(set_counted(d, "N_FILES", t->nfiles, "file", "files"));
+	TRY(set_counted(d, "N_RELEASES", real_releases(t), "release",
+			"releases"));
 	TRY(template_dict_set(d, "FIRST_SHARE",
 			      pct(first_lines(s, root), t->total_lines).s));
 	if (t->total_lines) {
@@ -820,16 +858,17 @@ static int write_index(struct site *s)
 		TRY(template_dict_add(&sec, d, "UNRELEASED"));
 		TRY(template_dict_set(sec, "SHARE",
 				      percent(u->lines, t->total_lines, 1).s));
-		TRY(template_dict_set(sec, "LINES", count(u->lines).s));
+		TRY(set_counted(sec, "N_LINES", u->lines, "line", "lines"));
 	}
 	TRY(template_dict_set(d, "UNTOUCHED_FILES", count(t->nuntouched).s));
 	TRY(template_dict_set(d, "UNTOUCHED_LINES",
 			      count(t->untouched_lines).s));
 	if (t->nuntouched) {
 		TRY(template_dict_add(&sec, d, "UNTOUCHED"));
-		TRY(template_dict_set(sec, "FILES", count(t->nuntouched).s));
-		TRY(template_dict_set(sec, "LINES",
-				      count(t->untouched_lines).s));
+		TRY(set_counted(sec, "N_FILES", t->nuntouched, "file",
+				"files"));
+		TRY(set_counted(sec, "N_LINES", t->untouched_lines, "line",
+				"lines"));
 	}
 
 	/* Releases: chart and table. */
@@ -863,7 +902,8 @@ static int write_index(struct site *s)
 			     "largest share, %s%%, comes from %s. The table "
 			     "beside it has every value.", s->info->rev ?
 			     s->info->rev : s->info->commit, s->first,
-			     t->releases[t->nreleases - 1].name,
+			     newest < t->nreleases ? t->releases[newest].name :
+			     s->first,
 			     percent(root->by_release[b], root->lines, 1).s,
 			     t->releases[b].name) < 0) {
 			alt = NULL;
@@ -900,20 +940,25 @@ static int write_index(struct site *s)
 		TRY(template_dict_set(row, "UNTOUCHED",
 				      count(below_count(s, i)).s));
 	}
-	if (asprintf(&alt, "Bar chart of the share of each subsystem's lines "
-		     "that %s wrote%s%s%s%s, with the whole tree's %s%% as a "
-		     "reference line. The table beside it has every value.",
-		     s->first, best_sub ? "; the highest is " : "",
-		     best_sub ? dir_label(&t->dirs[best_sub]) : "",
-		     best_sub ? " at " : "",
-		     best_sub ? percent(first_lines(s, &t->dirs[best_sub]),
-					t->dirs[best_sub].lines, 1).s : "",
-		     percent(first_lines(s, root), root->lines, 1).s) < 0) {
-		alt = NULL;
-		rc = error_oom();
-		goto done;
+	if (best_sub) {
+		const struct tally_dir *b = &t->dirs[best_sub];
+
+		rc = asprintf(&alt, "Bar chart of the share of each "
+			      "subsystem's lines that %s wrote; the highest "
+			      "is %s at %s%%, and the whole tree's %s%% is a "
+			      "reference line. The table beside it has every "
+			      "value.", s->first, dir_label(b),
+			      percent(first_lines(s, b), b->lines, 1).s,
+			      percent(first_lines(s, root), root->lines, 1).s);
+		if (rc < 0) {
+			alt = NULL;
+			rc = error_oom();
+			goto done;
+		}
 	}
-	TRY(figure(s, d, "SUBSYSTEMS_CHART", "subsystems", alt,
+	TRY(figure(s, d, "SUBSYSTEMS_CHART", "subsystems", alt ? alt :
+		   "Bar chart of the share of each subsystem's lines from "
+		   "the first release.",
 		   "Old code by subsystem: the share of each top-level "
 		   "directory's lines from the first release."));
 	free(alt);
@@ -1060,12 +1105,15 @@ static int write_dir(struct site *s, size_t i)
 	TRY(template_dict_set(d, "FIRST_SHARE",
 			      percent(first_lines(s, dir), dir->lines, 1).s));
 	TRY(template_dict_set(d, "LINES", count(dir->lines).s));
-	TRY(template_dict_set(d, "FILES", count(dir->nfiles).s));
+	TRY(set_counted(d, "N_LINES", dir->lines, "line", "lines"));
+	TRY(set_counted(d, "N_FILES", dir->nfiles, "file", "files"));
 	TRY(template_dict_set(d, "SHARE", pct(dir->lines, t->total_lines).s));
 	if (below_count(s, i)) {
 		TRY(template_dict_add(&sec, d, "UNTOUCHED"));
-		TRY(template_dict_set(sec, "COUNT", count(below_count(s, i)).s));
-		TRY(template_dict_set(sec, "LINES", count(s->below_lines[i]).s));
+		TRY(set_counted(sec, "N_FILES", below_count(s, i), "file",
+				"files"));
+		TRY(set_counted(sec, "N_LINES", s->below_lines[i], "line",
+				"lines"));
 	} else {
 		TRY(template_dict_show(d, "NONE_UNTOUCHED"));
 	}
@@ -1123,14 +1171,16 @@ static int write_dir(struct site *s, size_t i)
 	}
 	if (skipped) {
 		TRY(template_dict_add(&sec, d, "SKIPPED"));
-		TRY(template_dict_set(sec, "COUNT", count(skipped).s));
+		TRY(set_counted(sec, "N_RELEASES", skipped, "release",
+				"releases"));
 	}
 
 	TRY(dir_children(s, d, i));
 
 	if (below_count(s, i)) {
 		TRY(template_dict_add(&sec, d, "UNTOUCHED_LIST"));
-		TRY(template_dict_set(sec, "COUNT", count(below_count(s, i)).s));
+		TRY(set_counted(sec, "N_FILES", below_count(s, i), "file",
+				"files"));
 		for (size_t k = s->below_start[i]; k < s->below_start[i + 1];
 		     k++) {
 			const struct tally_file *f = &t->files[s->below[k]];
@@ -1197,7 +1247,7 @@ static int untouched_group(struct template_dict **out, struct site *s,
 		goto done;
 	}
 	TRY(template_dict_add(out, groups, "GROUP"));
-	TRY(set_display(*out, "NAME", name));
+	TRY(set_display(*out, "NAME", dl ? name : "(root directory)"));
 	TRY(tally_slug(&slug, name));
 	if (asprintf(&id, "in-%s", slug) < 0) {
 		id = NULL;
@@ -1223,6 +1273,8 @@ static int group_totals(struct template_dict *group, size_t files,
 
 	TRY(template_dict_set(group, "COUNT", count(files).s));
 	TRY(template_dict_set(group, "LINES", count(lines).s));
+	TRY(set_counted(group, "N_FILES", files, "file", "files"));
+	TRY(set_counted(group, "N_LINES", lines, "line", "lines"));
 done:
 	return rc;
 }
@@ -1238,9 +1290,10 @@ static int write_untouched(struct site *s)
 
 	TRY(page_new(&d, s, "Untouched files", NAV_UNTOUCHED));
 	TRY(template_dict_set(d, "COUNT", count(t->nuntouched).s));
-	TRY(template_dict_set(d, "FILES", count(t->nfiles).s));
+	TRY(set_counted(d, "N_FILES", t->nfiles, "file", "files"));
 	TRY(template_dict_set(d, "LINES", count(t->untouched_lines).s));
-	TRY(template_dict_set(d, "TOTAL_LINES", count(t->total_lines).s));
+	TRY(set_counted(d, "N_TOTAL_LINES", t->total_lines, "line",
+			"lines"));
 
 	order = malloc((t->nfiles + 1) * sizeof(size_t));
 	if (!order) {
@@ -1278,7 +1331,9 @@ static int write_untouched(struct site *s)
 	}
 	if (group) {
 		TRY(group_totals(group, gfiles, glines));
-		TRY(template_dict_set(groups, "NGROUPS", count(ngroups).s));
+		TRY(set_counted(groups, "N_FILES", n, "file", "files"));
+		TRY(set_counted(groups, "N_DIRS", ngroups, "directory",
+				"directories"));
 	}
 	rc = page_write(s, "untouched.html", "untouched.tpl", d);
 done:
@@ -1362,11 +1417,13 @@ static int write_releases(struct site *s)
 	int rc;
 
 	TRY(page_new(&d, s, "Releases", NAV_RELEASES));
-	for (size_t r = 0; r < t->nreleases; r++)
-		nreal += !t->releases[r].unreleased;
-	TRY(template_dict_set(d, "LINES", count(t->total_lines).s));
-	TRY(template_dict_set(d, "NRELEASES", count(nreal).s));
-	TRY(set_display(d, "LAST", nreal ? t->releases[nreal - 1].name : ""));
+	nreal = real_releases(t);
+	TRY(set_counted(d, "N_LINES", t->total_lines, "line", "lines"));
+	TRY(set_counted(d, "N_RELEASES", nreal, "release", "releases"));
+	if (nreal > 1) {
+		TRY(template_dict_show(d, "RANGE"));
+		TRY(set_display(d, "LAST", t->releases[nreal - 1].name));
+	}
 	if (t->nreleases) {
 		size_t b = biggest(s, t->dirs[0].by_release);
 		char *alt;
@@ -1408,14 +1465,11 @@ static int write_releases(struct site *s)
 		TRY(template_dict_set(row, "SHARE",
 				      pct(tr->lines, t->total_lines).s));
 		TRY(template_dict_show(row, tr->lines ? "SURVIVES" : "GONE"));
-		TRY(template_dict_set(row, "COMMITS",
-				      count(rel ? rel->commits : 0).s));
+		TRY(set_counted(row, "N_COMMITS", rel ? rel->commits : 0,
+				"commit", "commits"));
 		if (rel && !tr->unreleased && rel->ntags) {
 			TRY(template_dict_add(&sec, row, "TAGGED"));
-			TRY(template_dict_set(sec, "FIRST_DATE",
-					      date(rel->first_date).s));
-			TRY(template_dict_set(sec, "LAST_DATE",
-					      date(rel->last_date).s));
+			TRY(release_dates(sec, "DATES", rel));
 			TRY(template_dict_add(&sec, row, "TAGS"));
 			for (size_t k = 0; k < rel->ntags; k++) {
 				TRY(template_dict_add(&tag, sec, "TAG"));

@@ -11,18 +11,18 @@
 </nav>
 <h1>{{#ROOT_FILES}}Files in the root directory{{/ROOT_FILES}}{{#DIRECTORY}}<span class="path">{{PATH}}/</span>{{/DIRECTORY}}</h1>
 <p class="headline">{{#HAS_LINES}}<strong>{{FIRST_SHARE}}%</strong> of its code dates back to {{FIRST}}.{{/HAS_LINES}}{{#NO_LINES}}No lines of text here.{{/NO_LINES}}</p>
-<p>{{LINES}} lines in {{FILES}} files, {{SHARE}}% of the tree at {{REV}}.
-{{#UNTOUCHED}}<a href="#untouched">{{COUNT}} files</a> ({{LINES}} lines) have not changed since {{FIRST}}.{{/UNTOUCHED}}
+<p>{{N_LINES}} in {{N_FILES}}, {{SHARE}}% of the tree at {{REV}}.
+{{#UNTOUCHED}}Untouched since {{FIRST}}: <a href="#untouched">{{N_FILES}}</a> ({{N_LINES}}).{{/UNTOUCHED}}
 {{#NONE_UNTOUCHED}}Every file has changed since {{FIRST}}.{{/NONE_UNTOUCHED}}
 <a href="{{UP_HREF}}" rel="up">Up to {{UP_NAME}}</a>.</p>
 
 <section id="releases">
 <h2>Lines by release</h2>
-<div class="pair">
+<div class="pair narrow">
 {{>CHART}}
 <div class="table-wrap">
 <table>
-<caption>Lines here by the release that wrote them{{#SKIPPED}}; {{COUNT}} releases with no lines here are left out{{/SKIPPED}}.</caption>
+<caption>Lines here by the release that wrote them{{#SKIPPED}}; left out: {{N_RELEASES}} with no lines here{{/SKIPPED}}.</caption>
 <thead><tr><th scope="col">Release</th><th scope="col" class="num">Lines today</th><th scope="col" class="num">Share</th></tr></thead>
 <tbody>
 {{#RELEASE}}
@@ -60,7 +60,7 @@
 <h2>Untouched files</h2>
 <div class="table-wrap">
 <table>
-<caption>{{COUNT}} files here whose every line comes from {{FIRST}}. <a href="untouched.html">All untouched files</a></caption>
+<caption>{{N_FILES}} here whose every line comes from {{FIRST}}. <a href="untouched.html">All untouched files</a></caption>
 <thead><tr><th scope="col">File</th><th scope="col" class="num">Lines</th></tr></thead>
 <tbody>
 {{#FILE}}

@@ -7,10 +7,10 @@
 {{#NO_LINES}}
 <p class="headline">{{REV}} has no lines of text to measure.</p>
 {{/NO_LINES}}
-<p>{{LINES}} lines of text in {{FILES}} files at {{REV}} (commit <code>{{SHORT}}</code> of {{COMMIT_DATE}}), attributed to the {{NRELEASES}} releases that wrote them.
+<p>{{N_LINES}} of text in {{N_FILES}} at {{REV}} (commit <code>{{SHORT}}</code> of {{COMMIT_DATE}}), written over {{N_RELEASES}}.
 {{#NEWEST}}The newest release, {{NAME}}, wrote {{SHARE}}% of them.{{/NEWEST}}
-{{#UNRELEASED}}{{SHARE}}% ({{LINES}} lines) is newer than any release.{{/UNRELEASED}}
-{{#UNTOUCHED}}<a href="untouched.html">{{FILES}} files</a> ({{LINES}} lines) have not changed since {{FIRST}}.{{/UNTOUCHED}}</p>
+{{#UNRELEASED}}{{SHARE}}% ({{N_LINES}}) is newer than any release.{{/UNRELEASED}}
+{{#UNTOUCHED}}Untouched since {{FIRST}}: <a href="untouched.html">{{N_FILES}}</a> ({{N_LINES}}).{{/UNTOUCHED}}</p>
 
 <section id="releases">
 <h2>Lines by release</h2>
@@ -33,7 +33,7 @@
 
 <section id="subsystems">
 <h2>Old code by subsystem</h2>
-<p>The share of each top-level directory's lines that {{FIRST}} wrote; files in the root directory count under “.”.</p>
+<p>The share of each top-level directory’s lines that {{FIRST}} wrote; “(root files)” are the files in the root directory.</p>
 <div class="pair">
 {{>SUBSYSTEMS_CHART}}
 <div class="table-wrap">
@@ -54,7 +54,7 @@
 
 <section id="untouched">
 <h2>Untouched files</h2>
-<p>{{UNTOUCHED_FILES}} of {{FILES}} files ({{UNTOUCHED_LINES}} of {{LINES}} lines) are exactly as {{FIRST}} left them: every line still comes from that release.
+<p>Untouched since {{FIRST}}: {{UNTOUCHED_FILES}} of {{N_FILES}} ({{UNTOUCHED_LINES}} of {{N_LINES}}), every line of them still from that release.
 <a href="untouched.html">The list, by directory</a>; also as <a href="data/untouched.csv">untouched.csv</a>.</p>
 </section>
 
@@ -64,12 +64,12 @@
 <dl class="facts">
 <dt>Repository</dt><dd>{{REPO}}</dd>
 <dt>Revision</dt><dd>{{REV}}: commit <code class="hash">{{COMMIT}}</code> of {{COMMIT_DATE}}</dd>
-<dt>History</dt><dd>{{COMMITS}} commits{{#FIRST_PARENT}}, first parents only{{/FIRST_PARENT}}{{#SHALLOW}}; a shallow clone: {{BOUNDARY}} commits act as roots, so older code counts as theirs{{/SHALLOW}}{{#NOT_SHALLOW}}, complete (not a shallow clone){{/NOT_SHALLOW}}</dd>
+<dt>History</dt><dd>{{N_COMMITS}}{{#FIRST_PARENT}}, first parents only{{/FIRST_PARENT}}{{#SHALLOW}}; <strong>a shallow clone</strong>, cut off at {{N_BOUNDARY}}, so older code counts as theirs{{/SHALLOW}}{{#NOT_SHALLOW}}, complete (not a shallow clone){{/NOT_SHALLOW}}</dd>
 <dt>Release tags</dt><dd><code>{{TAGS_ERE}}</code>{{#GROUP_ERE}}, grouped by <code>{{GROUP_ERE}}</code>{{/GROUP_ERE}}{{#NO_GROUP}}, pre-releases folded into their release{{/NO_GROUP}}</dd>
-<dt>Blame</dt><dd>{{#IGNORE_WHITESPACE}}whitespace ignored (<code>-w</code>){{/IGNORE_WHITESPACE}}{{#WHITESPACE}}whitespace counts{{/WHITESPACE}}; {{DIFFS}} file diffs{{#IGNORE_REVS}}; ignoring {{COUNT}} revisions: {{#IGNORED}}<code class="hash">{{HASH}}</code> {{/IGNORED}}{{/IGNORE_REVS}}</dd>
-<dt>Files</dt><dd>{{#INCLUDE}}only <code>{{PATTERNS}}</code>{{/INCLUDE}}{{#ALL_FILES}}every text file{{/ALL_FILES}}{{#EXCLUDE}}, except <code>{{PATTERNS}}</code>{{/EXCLUDE}}; directories tallied {{DEPTH}} levels deep</dd>
+<dt>Blame</dt><dd>{{#IGNORE_WHITESPACE}}whitespace ignored (<code>-w</code>){{/IGNORE_WHITESPACE}}{{#WHITESPACE}}whitespace counts{{/WHITESPACE}}; {{N_DIFFS}}{{#IGNORE_REVS}}; ignoring {{N_REVS}}: {{#IGNORED}}<code class="hash">{{HASH}}</code> {{/IGNORED}}{{/IGNORE_REVS}}</dd>
+<dt>Files</dt><dd>{{#INCLUDE}}only <code>{{PATTERNS}}</code>{{/INCLUDE}}{{#ALL_FILES}}every text file{{/ALL_FILES}}{{#EXCLUDE}}, except <code>{{PATTERNS}}</code>{{/EXCLUDE}}; directories tallied {{N_LEVELS}} deep</dd>
 {{#TIMES}}
-<dt>Time taken</dt><dd>{{TOTAL}} s in all ({{HISTORY}} s reading history, {{BLAME}} s blaming) with {{JOBS}} jobs</dd>
+<dt>Time taken</dt><dd>{{TOTAL}} s in all ({{HISTORY}} s reading history, {{BLAME}} s blaming) with {{N_JOBS}}</dd>
 {{/TIMES}}
 <dt>strata</dt><dd>version {{VERSION}}; report made {{GENERATED}}</dd>
 </dl>

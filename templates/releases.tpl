@@ -1,8 +1,8 @@
 {{%AUTOESCAPE context="HTML"}}
 {{>HEADER}}
 <h1>Releases</h1>
-<p class="headline">The {{LINES}} lines at {{REV}} were written over {{NRELEASES}} releases, from {{FIRST}} to {{LAST}}.</p>
-<div class="pair">
+<p class="headline">The {{N_LINES}} at {{REV}} were written over {{N_RELEASES}}{{#RANGE}}, from {{FIRST}} to {{LAST}}{{/RANGE}}.</p>
+<div class="pair narrow">
 {{>CHART}}
 <nav class="toc" aria-label="Releases">
 <div class="table-wrap">
@@ -21,8 +21,8 @@
 {{#RELEASE}}
 <section id="{{ID}}" class="release {{CLASS}}">
 <h2>{{NAME}}</h2>
-<p>{{#SURVIVES}}<strong>{{LINES}}</strong> of its lines survive at {{REV}}: {{SHARE}}% of the code.{{/SURVIVES}}{{#GONE}}None of its lines survive at {{REV}}.{{/GONE}}
-{{#TAGGED}}Tagged from {{FIRST_DATE}} to {{LAST_DATE}}; {{/TAGGED}}{{#NOT_TAGGED}}Not in any release tag yet; {{/NOT_TAGGED}}{{COMMITS}} commits in its cycle.</p>
+<p>{{#SURVIVES}}Lines surviving at {{REV}}: <strong>{{LINES}}</strong>, {{SHARE}}% of the code.{{/SURVIVES}}{{#GONE}}None of its lines survive at {{REV}}.{{/GONE}}
+{{#TAGGED}}Tagged {{DATES}}; {{/TAGGED}}{{#NOT_TAGGED}}Not in any release tag yet; {{/NOT_TAGGED}}{{N_COMMITS}} in its cycle.</p>
 <div class="columns">
 {{#TAGS}}
 <div class="table-wrap">
@@ -41,7 +41,7 @@
 <div class="table-wrap">
 <table class="where">
 <caption>Where its lines are now</caption>
-<thead><tr><th scope="col">Subsystem</th><th scope="col" class="num">Lines</th><th scope="col" class="num">Of these</th><th scope="col" class="num">Of the subsystem</th></tr></thead>
+<thead><tr><th scope="col">Subsystem</th><th scope="col" class="num">Lines</th><th scope="col" class="num">Of its lines</th><th scope="col" class="num">Of the subsystem</th></tr></thead>
 <tbody>
 {{#DIR}}
 <tr><th scope="row"><a href="{{HREF}}">{{NAME}}</a></th><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td><td class="num">{{DIR_SHARE}}%</td></tr>

@@ -20,6 +20,7 @@
 #
 # Comparison:
 #   parity REPO REV [GIT-BLAME-OPTION...] [-- PATH...]
+# (a PATH selects that file or every file under that directory)
 # Options are spelled as for git blame and passed to both programs
 # (--first-parent, -w, --ignore-rev REV, --ignore-revs-file FILE); give
 # --ignore-revs-file an absolute path, as strata does not run inside REPO.
@@ -417,10 +418,14 @@ parity() {
 
 	text_files "$repo" "$rev" >"$d/all"
 	if [ $have_paths = 1 ]; then
-		# Keep the requested paths that are text files, in tree order.
+		# Keep the text files that are one of the PATHs or under one.
 		printf '%s\0' "${paths[@]}" >"$d/want"
-		perl -0 -e 'open(W, "<", $ARGV[0]); my %w = map { $_ => 1 } <W>;
-			open(A, "<", $ARGV[1]); print grep { $w{$_} } <A>;' \
+		perl -0 -e 'open(W, "<", $ARGV[0]);
+			my @w = map { chomp; s{/+$}{}; $_ } <W>;
+			open(A, "<", $ARGV[1]);
+			for my $f (<A>) { chop(my $n = $f);
+				print $f if grep { $n eq $_ || $_ eq "" ||
+				    index($n, "$_/") == 0 } @w; }' \
 			"$d/want" "$d/all" >"$d/list"
 		run_strata "$repo" "$rev" "$d/strata" "${opts[@]}" -- "${paths[@]}"
 	else
@@ -449,7 +454,7 @@ parity() {
 			"${paths[*]:+-- ${paths[*]}}"
 		return 1
 	fi
-	echo "parity ok: ${repo##*/} at $rev ${opts[*]}" \
+	echo "parity ok: ${repo##*/} at $rev${opts[*]:+ ${opts[*]}}" \
 		"($(wc -l <"$d/expected") lines, $(wc -l <"$d/files.want") files)"
 	rm -rf "$d"
 }

@@ -65,7 +65,7 @@ ltag() {
 	git tag "$1" "${2:-HEAD}"
 }
 newrepo() {
-	rm -rf "$tmp/$1"
+	rm -rf "${tmp:?}/$1"
 	git init -q -b main "$tmp/$1"
 	cd "$tmp/$1"
 }

@@ -1,0 +1,66 @@
+#!/bin/bash
+# make bench REPO=... REV=... [JOBS=N] [SAMPLE=K]
+#
+# Times `strata blame` against per-file `git blame` with the same number of
+# jobs (the way such studies were done before), and `git log -p` over the
+# same history as a floor, all in this one run, and prints the ratios and
+# strata's peak memory. SAMPLE=K blames only every K-th file with git and
+# scales its time up by the share of lines sampled (say so when quoting).
+set -eu
+
+repo=${1:-}
+rev=${2:-}
+jobs=${3:-}
+sample=${SAMPLE:-1}
+[ -n "$repo" ] || { echo "usage: make bench REPO=path [REV=rev] [JOBS=n] [SAMPLE=k]" >&2; exit 2; }
+[ -n "$rev" ] || rev=HEAD
+[ -n "$jobs" ] || jobs=$(nproc)
+here=$(cd "$(dirname "$0")/.." && pwd)
+strata=${STRATA:-$here/strata}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+now() { date +%s.%N; }
+secs() { echo "$2 - $1" | bc; }
+
+echo "repository: $repo at $rev, $jobs jobs"
+commit=$(git -C "$repo" rev-parse --verify "$rev^{commit}")
+echo "commits: $(git -C "$repo" rev-list --count "$commit")"
+
+# strata, with its peak resident memory.
+t0=$(now)
+/usr/bin/time -f '%M' -o "$tmp/mem" \
+	"$strata" blame "$repo" --rev "$commit" --jobs "$jobs" --quiet --verbose \
+	> "$tmp/strata.out" 2> "$tmp/strata.err"
+t1=$(now)
+t_strata=$(secs "$t0" "$t1")
+mem_kb=$(tail -n 1 "$tmp/mem")
+files=$(cut -f4 "$tmp/strata.out" | uniq | wc -l)
+lines=$(awk -F'\t' '{ n += $3 } END { print n + 0 }' "$tmp/strata.out")
+echo "text files: $files, lines: $lines"
+sed 's/^/  /' "$tmp/strata.err"
+
+# per-file git blame, JOBS at a time, on every SAMPLE-th file.
+cut -f4 "$tmp/strata.out" | uniq | awk -v k="$sample" '(NR - 1) % k == 0' > "$tmp/files"
+sampled_lines=$(awk -F'\t' 'NR == FNR { w[$0] = 1; next } ($4 in w) { n += $3 } END { print n + 0 }' \
+	"$tmp/files" "$tmp/strata.out")
+t0=$(now)
+tr '\n' '\0' < "$tmp/files" | xargs -0 -P "$jobs" -n 1 \
+	sh -c 'git -C "$0" blame --porcelain "$1" -- "$2" > /dev/null' "$repo" "$commit"
+t1=$(now)
+t_blame=$(secs "$t0" "$t1")
+if [ "$sample" != 1 ]; then
+	t_blame=$(echo "$t_blame * $lines / $sampled_lines" | bc -l)
+	echo "git blame: $(wc -l < "$tmp/files") of $files files sampled, time scaled by lines"
+fi
+
+# git log -p over the same history: reading and diffing every change once.
+t0=$(now)
+git -C "$repo" log -p "$commit" > /dev/null
+t1=$(now)
+t_log=$(secs "$t0" "$t1")
+
+printf '%-28s %10.2f s\n' "strata blame" "$t_strata" "per-file git blame" "$t_blame" "git log -p" "$t_log"
+printf 'strata is %.1fx faster than per-file git blame, %.2fx the time of git log -p\n' \
+	"$(echo "$t_blame / $t_strata" | bc -l)" "$(echo "$t_strata / $t_log" | bc -l)"
+printf 'strata peak memory: %.0f MiB\n' "$(echo "$mem_kb / 1024" | bc -l)"

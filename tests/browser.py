@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Open report pages in headless Chromium and check what a reader would see.
+
+    browser.py SHOTS_DIR PAGE.html[@WIDTH] ...
+
+Drives Debian's chromium over --remote-debugging-pipe with nothing but the
+standard library. For each page (a file path; WIDTH in CSS pixels, default
+1280) it loads file://PAGE and fails if the page
+  - logs a console error or warning, throws, or fails to load a resource,
+  - has an image that did not load,
+  - scrolls sideways at its width (tables must scroll inside their box),
+and it saves a full-page screenshot SHOTS_DIR/NAME-WIDTH.png to look at,
+plus SHOTS_DIR/NAME-print.pdf, the page as printed (and with PIECES=N
+in the environment, the screenshot in pieces N pixels high).
+Exit 0 when every page is clean, 1 with the reasons otherwise.
+"""
+import base64
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TIMEOUT = 60
+
+
+class Browser:
+    def __init__(self, profile):
+        exe = shutil.which("chromium") or shutil.which("chromium-browser")
+        if not exe:
+            raise SystemExit("chromium not found (Debian package chromium)")
+        # Chromium reads commands from fd 3 and answers on fd 4: move the
+        # pipes out of the way first, then put their ends there.
+        ends = []
+        for fd in os.pipe() + os.pipe():
+            ends.append(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10))
+            os.close(fd)
+        to_chrome_r, self.to_chrome, self.from_chrome, from_chrome_w = ends
+        os.dup2(to_chrome_r, 3)
+        os.dup2(from_chrome_w, 4)
+        self.proc = subprocess.Popen(
+            [exe, "--headless", "--no-sandbox", "--disable-gpu",
+             "--disable-quic", "--no-first-run",
+             "--disable-background-networking",
+             "--disable-component-update", "--disable-sync",
+             "--disable-extensions", "--hide-scrollbars",
+             "--force-color-profile=srgb", "--remote-debugging-pipe",
+             "--user-data-dir=" + profile, "about:blank"],
+            pass_fds=(3, 4), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for fd in (3, 4, to_chrome_r, from_chrome_w):
+            os.close(fd)
+        self.buf = b""
+        self.next_id = 0
+        self.events = []
+
+    def send(self, method, params=None, session=None):
+        self.next_id += 1
+        msg = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = session
+        os.write(self.to_chrome, json.dumps(msg).encode() + b"\0")
+        want = self.next_id
+        while True:
+            m = self.read()
+            if m.get("id") == want:
+                if "error" in m:
+                    raise RuntimeError("%s: %s" % (method, m["error"]))
+                return m.get("result", {})
+            self.events.append(m)
+
+    def read(self):
+        deadline = time.time() + TIMEOUT
+        while b"\0" not in self.buf:
+            if time.time() > deadline:
+                raise RuntimeError("chromium did not answer")
+            chunk = os.read(self.from_chrome, 1 << 16)
+            if not chunk:
+                raise RuntimeError("chromium went away")
+            self.buf += chunk
+        raw, self.buf = self.buf.split(b"\0", 1)
+        return json.loads(raw)
+
+    def wait_event(self, method, session):
+        for i, m in enumerate(self.events):
+            if m.get("method") == method and m.get("sessionId") == session:
+                del self.events[i]
+                return m
+        while True:
+            m = self.read()
+            if m.get("method") == method and m.get("sessionId") == session:
+                return m
+            self.events.append(m)
+
+    def close(self):
+        try:
+            self.send("Browser.close")
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def problems_of(events, session):
+    out = []
+    for m in events:
+        if m.get("sessionId") != session:
+            continue
+        p = m.get("params", {})
+        if m["method"] == "Runtime.consoleAPICalled" and \
+                p.get("type") in ("error", "warning", "assert"):
+            text = " ".join(str(a.get("value", a.get("description", "")))
+                            for a in p.get("args", []))
+            out.append("console %s: %s" % (p["type"], text))
+        elif m["method"] == "Runtime.exceptionThrown":
+            out.append("exception: %s" %
+                       p["exceptionDetails"].get("text", "?"))
+        elif m["method"] == "Log.entryAdded" and \
+                p["entry"]["level"] in ("error", "warning"):
+            e = p["entry"]
+            out.append("%s %s: %s %s" % (e["source"], e["level"],
+                                          e.get("text", ""), e.get("url", "")))
+    return out
+
+
+def check(b, path, width, shots):
+    url = "file://" + os.path.abspath(path)
+    target = b.send("Target.createTarget", {"url": "about:blank"})
+    session = b.send("Target.attachToTarget",
+                     {"targetId": target["targetId"], "flatten": True}
+                     )["sessionId"]
+    for domain in ("Page", "Runtime", "Log"):
+        b.send(domain + ".enable", session=session)
+    b.send("Emulation.setDeviceMetricsOverride",
+           {"width": width, "height": 900, "deviceScaleFactor": 1,
+            "mobile": width < 600}, session=session)
+    b.send("Page.navigate", {"url": url}, session=session)
+    b.wait_event("Page.loadEventFired", session)
+
+    def js(expr):
+        r = b.send("Runtime.evaluate",
+                   {"expression": expr, "returnByValue": True},
+                   session=session)
+        return r["result"].get("value")
+
+    bad = []
+    broken = js("Array.from(document.images)"
+                ".filter(i => !i.complete || i.naturalWidth === 0)"
+                ".map(i => i.getAttribute('src'))")
+    bad += ["image did not load: %s" % s for s in broken or []]
+    over = js("[document.documentElement.scrollWidth, window.innerWidth]")
+    if over and over[0] > over[1]:
+        bad.append("scrolls sideways at %dpx: %dpx wide" % (over[1], over[0]))
+
+    name = os.path.basename(path).rsplit(".", 1)[0]
+    metrics = b.send("Page.getLayoutMetrics", session=session)
+    size = metrics["cssContentSize"]
+    shot = b.send("Page.captureScreenshot",
+                  {"format": "png", "captureBeyondViewport": True,
+                   "clip": {"x": 0, "y": 0, "width": width,
+                            "height": min(size["height"], 16000),
+                            "scale": 1}}, session=session)
+    with open(os.path.join(shots, "%s-%d.png" % (name, width)), "wb") as f:
+        f.write(base64.b64decode(shot["data"]))
+    # PIECES=N: also in pieces N pixels high, to look at them at 100%.
+    piece = int(os.environ.get("PIECES", "0"))
+    for k in range(0, int(size["height"]) if piece else 0, piece or 1):
+        shot = b.send("Page.captureScreenshot",
+                      {"format": "png", "captureBeyondViewport": True,
+                       "clip": {"x": 0, "y": k, "width": width,
+                                "height": min(piece, size["height"] - k),
+                                "scale": 1}}, session=session)
+        with open(os.path.join(shots, "%s-%d-%02d.png" %
+                               (name, width, k // piece)), "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+    pdf = b.send("Page.printToPDF", {"printBackground": False},
+                 session=session)
+    with open(os.path.join(shots, "%s-print.pdf" % name), "wb") as f:
+        f.write(base64.b64decode(pdf["data"]))
+
+    bad += problems_of(b.events, session)
+    b.send("Target.closeTarget", {"targetId": target["targetId"]})
+    return bad
+
+
+def main():
+    if len(sys.argv) < 3:
+        raise SystemExit(__doc__)
+    shots = sys.argv[1]
+    os.makedirs(shots, exist_ok=True)
+    profile = tempfile.mkdtemp(prefix="strata-chromium.")
+    b = Browser(profile)
+    failed = 0
+    try:
+        for arg in sys.argv[2:]:
+            path, _, width = arg.partition("@")
+            for p in check(b, path, int(width or 1280), shots):
+                print("%s@%s: %s" % (path, width or 1280, p))
+                failed = 1
+    finally:
+        b.close()
+        shutil.rmtree(profile, ignore_errors=True)
+    sys.exit(failed)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+#!/bin/bash
+# tests/site-repo.sh DIR: the fixture repository of the site tests.
+#
+# Four tags in three releases (v1.0; v1.1-rc1 and v1.1 fold into v1.1;
+# v2.0) and one commit after them, with names a page must escape: markup
+# (a file and a top-level directory), an ampersand and quotes, a byte that
+# is not UTF-8, directories that differ only in case. At HEAD:
+#
+#   release     lines  share
+#   v1.0           39  70.91%   (headline: 70.9%)
+#   v1.1            9  16.36%
+#   v2.0            6  10.91%
+#   unreleased      1   1.82%
+#   total          55 lines in 9 files; 5 files (28 lines) untouched
+#   src/           21 lines, 13 from 1.0 (61.90%)
+#
+# Sourced by t-site*.sh after tests/lib.sh; or run on its own.
+set -eu
+
+site_repo() {
+	local i
+	repo_new "$1"
+	at 1262304000 # 2010-01-01
+	put README $(lines readme 1 10)
+	put src/main.c $(lines main 1 10)
+	put src/util.c $(lines util 1 5)
+	put '<img src=x onerror=alert(1)>.c' $(lines img 1 4)
+	put 'docs/a&b "q".c' $(lines amp 1 3)
+	put $'lib/caf\xe9.c' $(lines cafe 1 6)
+	put Net/x.c x1 x2
+	put net/y.c y1 y2
+	commit "1.0"
+	git tag v1.0
+
+	at 1270000000 # 2010-03-31
+	put src/main.c $(lines main 1 10) $(lines new 1 5)
+	put Net/x.c x1 x2-changed
+	commit "1.1-rc1"
+	git tag v1.1-rc1
+
+	at 1272000000 # 2010-04-23
+	put net/y.c y1 y2 y3 y4 y5
+	commit "1.1"
+	git tag v1.1
+
+	at 1300000000 # 2011-03-13
+	put src/main.c main1 main2-changed main3-changed $(lines main 4 10) \
+		$(lines new 1 5)
+	put '<svg onload=alert(1)>/new.c' $(lines svg 1 4)
+	commit "2.0"
+	git tag v2.0
+
+	at 1310000000
+	put src/main.c main1 main2-changed main3-changed $(lines main 4 10) \
+		$(lines new 1 5) tail
+	commit "after 2.0"
+	cd - >/dev/null
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	[ $# = 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
+	STRATA=${STRATA:-/bin/true}
+	. "$(dirname "$0")/lib.sh"
+	dest=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+	rm -rf "$dest"
+	site_repo "$dest"
+fi
