@@ -1,94 +1,147 @@
 #!/bin/bash
-# strata blame's command line: where the repository and revision come from
-# by default, the kinds of repository and revision it accepts, path filters,
-# threads not changing the output, errors.
+# The command line: help, version, and bad input. Every error is one line
+# on stderr starting with "strata: ", with exit 2 for usage errors and 1
+# for the rest, and leaves nothing behind.
 . "$(dirname "$0")/lib.sh"
 
-small_repo() {
+# expect CODE PATTERN CMD...: run CMD, require exit CODE, a single stderr
+# line matching the extended regex PATTERN, and no stdout.
+expect() {
+	local code=$1 pat=$2 rc=0
+	shift 2
+	"$@" >out 2>err || rc=$?
+	if [ "$rc" != "$code" ]; then
+		echo "exit $rc, wanted $code: $*"; cat err; return 1
+	fi
+	if [ "$(wc -l <err)" != 1 ] || ! grep -Eq "^strata: $pat" err; then
+		echo "stderr of '$*' should be one line matching '$pat':"; cat err
+		return 1
+	fi
+	if [ -s out ]; then
+		echo "unexpected stdout from '$*':"; head -3 out; return 1
+	fi
+}
+
+sample() {
 	repo_new r
-	commit_file a "a" $(lines a 1 5)
-	commit_file d/b "b" $(lines b 1 5)
-	commit_file a "a again" $(lines a 1 3) x $(lines a 4 5)
-	tick
-	git tag -a -m "annotated" v1
-	commit_file d/c "c" c
-	git tag light
-	commit_file d/b "b again" $(lines b 1 5) y
+	commit_file a.c "one" x y z
+	git tag v1.0
+	commit_file b.c "two" p q
 	cd ..
 }
 
-# No REPO means the current directory; no --rev means HEAD.
-defaults() {
-	small_repo
-	"$STRATA" blame r --rev HEAD --quiet >want
-	(cd r && "$STRATA" blame --quiet) >got
-	cmp want got
-	"$STRATA" blame r --quiet >got
-	cmp want got
-	test -s want
-}
-
-# A work tree, its .git directory and a bare clone are the same repository.
-repository_kinds() {
-	small_repo
-	git clone -q --bare r bare.git
-	"$STRATA" blame r --quiet >want
-	"$STRATA" blame r/.git --quiet >got
-	cmp want got
-	"$STRATA" blame bare.git --quiet >got
-	cmp want got
-	parity bare.git HEAD
-	parity r/.git HEAD~1
-}
-
-# Revisions by tag (annotated: peeled to its commit), branch, abbreviated
-# id, ancestry.
-revisions() {
-	small_repo
-	local rev
-	for rev in v1 light main main~1 HEAD^ "$(git -C r rev-parse --short HEAD~2)"; do
-		parity r "$rev"
+help_and_version() {
+	"$STRATA" --version | grep -Eq '^strata [0-9]+\.[0-9]+\.[0-9]+$'
+	"$STRATA" --help | grep -q '^usage: strata <command>'
+	for c in blame table report; do
+		"$STRATA" $c --help | grep -q "^usage: strata $c"
+	done
+	# Every option the manual documents is in --help too.
+	for o in --rev --first-parent -w --ignore-rev --ignore-revs-file \
+		--tags --group --include --exclude --depth --jobs --quiet \
+		--verbose --out --force --templates --chart-width \
+		--chart-height --theme; do
+		"$STRATA" --help | grep -q -- "$o" || { echo "--help lacks $o"; return 1; }
+		grep -q -- "\`$o" "$(dirname "$0")/../docs/usage.md" 2>/dev/null ||
+			grep -q -- "$o" "$ROOT/docs/usage.md" ||
+			{ echo "docs/usage.md lacks $o"; return 1; }
 	done
 }
 
-# Paths after --: files, a directory, several at once.
-paths() {
-	small_repo
-	parity r HEAD -- a
-	parity r HEAD -- d
-	parity r HEAD -- d/c a
+usage_errors() {
+	sample
+	expect 2 "'frob' is not a strata command" "$STRATA" frob
+	expect 2 "unknown option '--nope'" "$STRATA" blame r --nope
+	expect 2 "invalid value '-3' for '--jobs'" "$STRATA" blame r --jobs -3
+	expect 2 "invalid value 'x' for '--depth'" "$STRATA" table r --depth x
+	expect 2 "option '--rev' requires a value" "$STRATA" blame r --rev
+	expect 2 "invalid --tags expression" "$STRATA" table r --tags '('
+	expect 2 "invalid --group expression" "$STRATA" table r --group '(['
+	expect 2 "invalid value 'blue' for '--theme'" "$STRATA" report r --theme blue
+	expect 2 "unexpected argument 'extra'" "$STRATA" blame r extra
+	# The usage code wins over work: nothing was written.
+	[ ! -e output ]
 }
 
-# The output does not depend on the number of threads.
-jobs() {
-	small_repo
-	"$STRATA" blame r --quiet --jobs 1 >want
-	"$STRATA" blame r --quiet --jobs 2 >got
-	cmp want got
-	"$STRATA" blame r --quiet --jobs 7 >got
-	cmp want got
+runtime_errors() {
+	sample
+	mkdir plain
+	expect 1 "not a git repository: 'plain'" "$STRATA" blame plain
+	expect 1 "not a git repository: 'missing'" "$STRATA" blame missing
+	expect 1 "unknown revision 'v9'" "$STRATA" blame r --rev v9
+	expect 1 "'HEAD\^\{tree\}' is not a commit" "$STRATA" blame r --rev 'HEAD^{tree}'
+	expect 1 "no tag matches" "$STRATA" table r --tags 'release-[0-9]+'
+	expect 1 "pathspec 'nosuch.c' did not match any text file" \
+		"$STRATA" blame r -- nosuch.c
+	expect 1 "cannot find revision 'nope' to ignore" \
+		"$STRATA" blame r --ignore-rev nope
+	expect 1 "could not open object name list 'none.txt'" \
+		"$STRATA" blame r --ignore-revs-file none.txt
+	printf 'not-a-hash\n' >bad.txt
+	expect 1 "invalid object name 'not-a-hash'" \
+		"$STRATA" blame r --ignore-revs-file bad.txt
+	git init -q empty
+	expect 1 "your current branch 'main' does not have any commits yet" \
+		"$STRATA" blame empty
+	# A report that fails leaves no directory behind.
+	expect 1 "unknown revision 'v9'" "$STRATA" report r --rev v9 --out rep
+	[ ! -e rep ] || { echo "a failed report left 'rep'"; return 1; }
 }
 
-# Errors: an unknown revision or repository fails, printing no blame.
-errors() {
-	small_repo
-	if "$STRATA" blame r --rev no-such-rev --quiet >out 2>err; then
-		echo "unknown revision accepted"
-		return 1
-	fi
-	test ! -s out
-	test -s err
-	if "$STRATA" blame no-such-dir --quiet >out 2>err; then
-		echo "missing repository accepted"
-		return 1
-	fi
-	test ! -s out
+missing_objects() {
+	sample
+	# Remove a blob from the object store: reading it must fail cleanly.
+	blob=$(git -C r rev-parse HEAD:b.c)
+	rm -f "r/.git/objects/${blob:0:2}/${blob:2}"
+	expect 1 "unable to read (blob|tree) '$blob'" "$STRATA" blame r
+	expect 1 "unable to read" "$STRATA" report r --out rep
+	[ ! -e rep ]
 }
 
-run_case defaults defaults
-run_case repository_kinds repository_kinds
-run_case revisions revisions
-run_case paths paths
-run_case jobs jobs
-run_case errors errors
+bare_and_defaults() {
+	sample
+	git clone -q --bare r r.git
+	"$STRATA" blame r >work.txt
+	"$STRATA" blame r.git >bare.txt
+	cmp work.txt bare.txt
+	(cd r && "$STRATA" blame >../here.txt)
+	cmp work.txt here.txt
+	# REV defaults to HEAD; --rev and --rev= are the same.
+	"$STRATA" blame r --rev=HEAD~1 >old.txt
+	"$STRATA" blame r --rev HEAD~1 >old2.txt
+	cmp old.txt old2.txt
+	[ "$(cut -f4 old.txt | sort -u)" = a.c ]
+	# Paths limit the output; a directory takes what is under it.
+	"$STRATA" blame r -- b.c | cut -f4 | sort -u | grep -qx b.c
+	[ "$("$STRATA" blame r -- b.c | cut -f4 | sort -u)" = b.c ]
+}
+
+shallow_note() {
+	sample
+	(cd r && for i in 1 2 3; do commit_file c.c "c$i" "c$i"; done)
+	git clone -q --depth 2 "file://$PWD/r" s
+	"$STRATA" table s --tags '.*' --quiet >t.txt 2>&1 || true
+	# v1.0 is not in a 2-deep history: no tag; the error says so.
+	grep -q "no tag matches" t.txt
+	git -C s fetch -q --depth 2 origin tag v1.0 2>/dev/null || true
+	"$STRATA" blame s >/dev/null
+}
+
+progress_quiet() {
+	sample
+	# stderr is not a terminal: no progress bar, nothing at all.
+	"$STRATA" blame r >/dev/null 2>err
+	[ ! -s err ] || { echo "stderr not empty:"; cat err; return 1; }
+	"$STRATA" blame r --verbose >/dev/null 2>err
+	grep -q "commits" err
+}
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+run_case help_and_version help_and_version
+run_case usage_errors usage_errors
+run_case runtime_errors runtime_errors
+run_case missing_objects missing_objects
+run_case bare_and_defaults bare_and_defaults
+run_case shallow_note shallow_note
+run_case progress_quiet progress_quiet
 finish
