@@ -398,12 +398,14 @@ struct deleted {
 	char **paths;
 	size_t n, alloc;
 	int ready;
+	struct rename_sources *prepared; /* for many destinations */
 };
 
 static void deleted_release(struct deleted *d)
 {
 	size_t i;
 
+	rename_sources_free(d->prepared);
 	for (i = 0; i < d->n; i++)
 		free(d->paths[i]);
 	free(d->src);
@@ -591,14 +593,17 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 		if (!del[i].ready) {
 			rc = collect_deleted(E, &del[i], E->roots[par[i]],
 					     E->roots[c], 0);
+			if (rc == 0 && del[i].n)
+				rc = rename_sources_new(&del[i].prepared, E->rd,
+							del[i].src, del[i].n);
 			if (rc < 0)
 				goto done;
 			del[i].ready = 1;
 		}
 		if (!del[i].n)
 			continue;
-		rc = rename_find(&idx, E->rd, del[i].src, del[i].n, p->path,
-				 e->mode, &e->oid);
+		rc = rename_sources_find(&idx, del[i].prepared, p->path,
+					 e->mode, &e->oid);
 		if (rc < 0)
 			goto done;
 		if (idx < 0 || !del[i].ver[idx])
