@@ -14,7 +14,7 @@ DATADIR  = $(PREFIX)/share/strata
 
 PKGS     = libgit2 cairo pangocairo libpng libctemplate
 DEB_PKGS = libgit2-dev libcairo2-dev libpango1.0-dev libctemplate-dev libpng-dev \
-	   fonts-dejavu-core pkg-config git g++ make time bc
+	   fonts-dejavu-core pkg-config git g++ make time bc libxml2-utils
 
 ifeq ($(SAN),1)
 BUILD    = build/san
@@ -45,8 +45,9 @@ OBJ     = $(C_SRC:src/%.c=$(BUILD)/%.o) $(CXX_SRC:src/%.cc=$(BUILD)/%.o)
 
 all: strata
 
-strata: $(BUILD)/strata
-	cp $< $@
+# ./strata is the build last asked for (plain or SAN=1).
+strata: $(BUILD)/strata FORCE
+	@cmp -s $< $@ || cp $< $@
 
 $(BUILD)/strata: $(OBJ)
 	$(CXX) $(CXXFLAGS) -o $@ $(OBJ) $(PKG_LIBS) -lm
@@ -76,7 +77,9 @@ deps:
 
 test: deps
 	$(MAKE) --no-print-directory strata
-	@STRATA=$(CURDIR)/strata tests/run
+	@STRATA=$(CURDIR)/strata \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run
 
 demo: deps
 	$(MAKE) --no-print-directory strata

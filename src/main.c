@@ -229,10 +229,10 @@ static int parse_args(struct options *o, int argc, char **argv)
 			o->templates = v;
 		} else if (o->cmd == CMD_REPORT && VALUE("--chart-width")) {
 			rc = v ? parse_long(&o->chart_width, "--chart-width", v,
-					    320, 8192) : 0;
+					    CHART_MIN_WIDTH, CHART_MAX_WIDTH) : 0;
 		} else if (o->cmd == CMD_REPORT && VALUE("--chart-height")) {
 			rc = v ? parse_long(&o->chart_height, "--chart-height",
-					    v, 200, 8192) : 0;
+					    v, CHART_MIN_HEIGHT, CHART_MAX_HEIGHT) : 0;
 		} else if (o->cmd == CMD_REPORT && VALUE("--theme")) {
 			if (v && !strcmp(v, "dark"))
 				o->dark = 1;
@@ -840,6 +840,7 @@ static int run(struct options *o)
 	rep.chart.width = (unsigned)o->chart_width;
 	rep.chart.height = (unsigned)o->chart_height;
 	rep.chart.dark = o->dark;
+	rep.chart.jobs = (unsigned)o->jobs;
 	rc = report_publish(t, &info, &rep);
 done:
 	if (ignore_hex)
