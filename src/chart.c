@@ -781,7 +781,7 @@ static int draw_dist(struct chart *c, const void *arg)
 	struct text *labels = NULL, ytitle = { 0 }, xtitle = { 0 };
 	size_t n = t->nreleases, i, k = 1;
 	double top, bottom, maxv = 0, step, ymax, tick_w = 0, tick_h, value_h;
-	double value_w, lab_h, lab_cap, band;
+	double lab_h, lab_cap, band;
 	double pl, pr, pt, pb, ph;
 	struct bars b;
 	int rc, upright, show_values;
@@ -810,8 +810,7 @@ static int draw_dist(struct chart *c, const void *arg)
 		tick_w = fmax(tick_w, w);
 	}
 	if ((rc = text_height(c, F_TICK, &tick_h)) ||
-	    (rc = text_height(c, F_VALUE, &value_h)) ||
-	    (rc = text_width(c, F_VALUE, 0, "100.0%", &value_w)))
+	    (rc = text_height(c, F_VALUE, &value_h)))
 		goto done;
 	if ((rc = text_make(&ytitle, c, F_AXIS, 0, "share of lines",
 			    0, PANGO_ELLIPSIZE_NONE)) ||
@@ -886,7 +885,17 @@ static int draw_dist(struct chart *c, const void *arg)
 			band = fmax(band, labels[i].w);
 		}
 	}
-	show_values = value_w + 4 <= b.slot;
+	/* values over the bars when the widest fits its slot */
+	show_values = b.slot >= 24;
+	for (i = 0; show_values && i < n; i++) {
+		double w;
+
+		fmt_share(buf, sizeof(buf),
+			  100.0 * (double)d->counts[i] / (double)d->total);
+		if ((rc = text_width(c, F_VALUE, 0, buf, &w)))
+			goto done;
+		show_values = w + 2 <= b.slot;
+	}
 
 	pb = round(bottom - xtitle.h - 6 - band - 8);
 	pt = round(top + (show_values ? value_h + 4 : tick_h / 2 + 2));
@@ -1018,7 +1027,7 @@ static void hbars_fit(struct hbars *h)
 {
 	double avail = h->pb - h->pt;
 
-	h->pitch = h->n ? fmin(avail / (double)h->n, 52) : avail;
+	h->pitch = h->n ? fmin(avail / (double)h->n, 44) : avail;
 	if (h->n) {
 		double used = h->pitch * (double)h->n;
 		double shift = floor((avail - used) / 2);
@@ -1033,7 +1042,7 @@ static void hbars_row(const struct hbars *h, size_t i, double *y0,
 {
 	double r0 = round(h->pt + (double)i * h->pitch);
 	double r1 = round(h->pt + (double)(i + 1) * h->pitch);
-	double th = round(fmin(fmax((r1 - r0) * 0.72, 1), 30));
+	double th = round(fmin(fmax((r1 - r0) * 0.72, 1), 24));
 
 	*y0 = r0 + floor((r1 - r0 - th) / 2);
 	*y1 = *y0 + th;

@@ -31,7 +31,7 @@ fi
 cc -std=c11 -O1 -g -pthread $san -Wall -Wextra -Werror -D_GNU_SOURCE \
 	-I"$root/include" $(pkg-config --cflags $pkgs) \
 	-o "$tmp/chart_test" "$root/tests/unit/chart_test.c" \
-	"$root/src/chart.c" "$root/src/error.c" \
+	"$root/src/chart.c" "$root/src/error.c" "$root/src/tally.c" \
 	$(pkg-config --libs $pkgs) -lm || fail "chart_test does not build"
 
 # The checks; the library must print nothing.

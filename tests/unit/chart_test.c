@@ -1,6 +1,7 @@
 /*
  * chart_test: draws the charts of hand-built tallies and checks the
- * files: sizes, SVG headers, pixels, edge cases, determinism.
+ * files: sizes, SVG headers, pixels, edge cases, determinism. Links
+ * src/chart.c, src/error.c and src/tally.c (for tally_slug() only).
  *
  *   chart_test check DIR        run the checks, writing under DIR
  *   chart_test gen DIR          write a fixed set of charts (to compare
@@ -68,42 +69,6 @@ static char *xstrdup(const char *s)
 
 	memcpy(p, s, strlen(s) + 1);
 	return p;
-}
-
-/*
- * TEMPORARY copy of tally_slug() as include/strata/tally.h specifies it,
- * until src/tally.c exists. Remove when the test links the real one.
- */
-int tally_slug(char **out, const char *path)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p;
-	char *s, *o;
-
-	if (!*path) {
-		*out = xstrdup("all");
-		return 0;
-	}
-	if (!strcmp(path, ".")) {
-		*out = xstrdup("_2e");
-		return 0;
-	}
-	s = malloc(strlen(path) * 3 + 1);
-	if (!s)
-		return error_oom();
-	for (p = (const unsigned char *)path, o = s; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		    *p == '.' || *p == '-') {
-			*o++ = (char)*p;
-		} else {
-			*o++ = '_';
-			*o++ = hex[*p >> 4];
-			*o++ = hex[*p & 15];
-		}
-	}
-	*o = '\0';
-	*out = s;
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
