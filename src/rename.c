@@ -571,6 +571,14 @@ static struct oid_group *group_slot(struct rename_sources *rs,
 	}
 }
 
+/* git's basename_same() comes down to equal text after the last '/'. */
+static int same_base(const struct src_entry *s, const char *base, size_t len,
+		     uint32_t hash)
+{
+	return s->basehash == hash && s->baselen == len &&
+		!memcmp(s->base, base, len);
+}
+
 static struct base_slot *base_slot(struct rename_sources *rs,
 				   const char *base, size_t len,
 				   uint32_t hash)
@@ -579,13 +587,9 @@ static struct base_slot *base_slot(struct rename_sources *rs,
 
 	for (;; k = (k + 1) & rs->bmask) {
 		struct base_slot *b = &rs->bases[k];
-		const struct src_entry *s;
 
-		if (b->first == NONE)
-			return b;
-		s = &rs->src[b->first];
-		if (s->basehash == hash && s->baselen == len &&
-		    !memcmp(s->base, base, len))
+		if (b->first == NONE ||
+		    same_base(&rs->src[b->first], base, len, hash))
 			return b;
 	}
 }
@@ -594,10 +598,10 @@ static struct base_slot *base_slot(struct rename_sources *rs,
  * find_exact_renames() puts the sources into a git hashmap last to first,
  * each at the head of its bucket's chain, and walks the destination's
  * chain from the head: normally first to last. The map is sized for all
- * sources up front, but for counts where that size's 80% threshold is
- * crossed by the last few insertions (205, 3277, 52429, ...) it grows once,
- * and growing reverses every chain. Return how many sources went in before
- * that growth (including the one that set it off), or 0 if it never grows.
+ * sources up front, yet for some counts (205, 3277, 52429, ...) the last
+ * insertion still crosses the 80% load threshold, the map grows, and
+ * growing reverses every chain. Return how many sources went in up to and
+ * including the one that set the growth off, or 0 if the map never grows.
  */
 static size_t exact_regrow_at(size_t n)
 {
@@ -712,13 +716,6 @@ void rename_sources_free(struct rename_sources *rs)
 	free(rs->pend);
 	free(rs->scores);
 	free(rs);
-}
-
-static int same_base(const struct src_entry *s, const char *base, size_t len,
-		     uint32_t hash)
-{
-	return s->basehash == hash && s->baselen == len &&
-		!memcmp(s->base, base, len);
 }
 
 static int source_size(int64_t *out, struct rename_sources *rs, uint32_t i)
@@ -869,7 +866,7 @@ static int board_pick(int *out, struct rename_sources *rs,
 	for (k = 0; k < np; k++) {
 		const struct src_entry *s = &rs->src[pend[k].src];
 
-		if (pend[k].bound < MIN_SCORE || pend[k].bound <= top)
+		if (pend[k].bound < MIN_SCORE || pend[k].bound < top)
 			break;
 		if ((err = similarity(&pend[k].score, rd, &s->oid, s->size,
 				      d, dsize, MIN_SCORE)) < 0)

@@ -17,7 +17,10 @@
  *   2. Basename: if exactly one source has P's basename and its similarity
  *      is at least 75% (45000 of 60000), it wins.
  *   3. Similarity: git's 4-candidate scoreboard over all sources, best
- *      (score, same basename) wins if the score is at least 50%.
+ *      (score, same basename) wins if the score is at least 50%; among
+ *      equals, the scoreboard slot decides, which can favour a later
+ *      source. Skipped when there are more than 1,000,000 sources
+ *      (rename limit 1000, squared).
  *
  * Similarity is diffcore-delta's estimate (chunks ending at '\n' or 64
  * bytes, CR of CRLF skipped in text blobs, bytes of the source found in the
@@ -25,10 +28,19 @@
  * inexactly. gitattributes (a `binary`/`-diff` path) are not consulted; such
  * a path is judged by its content like any other.
  *
+ * The source list must hold every entry the diff deletes, whatever its
+ * mode (symlinks, gitlinks, empty and binary files too): they all count for
+ * the basename rule and for the hashmap order, even those never chosen.
+ *
  * Not handled here, because git decides it before rename detection: when P
  * is present in the parent with another type (file <-> symlink <-> gitlink),
  * the diff shows P as a type change, P is no rename destination, and git
  * follows nothing. Callers must not ask in that case.
+ *
+ * Cost: a destination whose blob some source has is settled by a hash
+ * lookup. Otherwise each source's size is read once per source list (from
+ * the object header), only sources within the 50% size window are scored,
+ * best bound first, and each blob's chunk index is built once and cached.
  *
  * Single-threaded: a detector (and its source sets) belongs to one thread,
  * like the git_repository it reads.
