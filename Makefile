@@ -14,7 +14,8 @@ DATADIR  = $(PREFIX)/share/strata
 
 PKGS     = libgit2 cairo pangocairo libpng libctemplate
 DEB_PKGS = libgit2-dev libcairo2-dev libpango1.0-dev libctemplate-dev libpng-dev \
-	   fonts-dejavu-core pkg-config git g++ make time bc libxml2-utils
+	   fonts-dejavu-core pkg-config git g++ make time bc libxml2-utils \
+	   chromium python3
 
 ifeq ($(SAN),1)
 BUILD    = build/san

@@ -1268,7 +1268,8 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 		goto done;
 	res->seconds_diff = elapsed(&t0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	qsort(list, n, sizeof(*list), seq_cmp);
+	if (n)
+		qsort(list, n, sizeof(*list), seq_cmp);
 	res->ndiffs = 0;
 	for (i = 0; i < n; i++) {
 		res->ndiffs += list[i]->norigins;

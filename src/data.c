@@ -589,10 +589,9 @@ static void json_untouched(FILE *f, const struct tally *t)
  */
 static void json_run(FILE *f, const struct report_info *info)
 {
-	const char *sde = getenv("SOURCE_DATE_EPOCH");
 	char h[32], b[32], total[32];
 
-	if (sde && *sde) {
+	if (info->reproducible) {
 		fputs("\n}\n", f);
 		return;
 	}

@@ -22,6 +22,7 @@
 #include "strata/releases.h"
 #include "strata/report.h"
 #include "strata/repository.h"
+#include "strata/site.h"
 #include "strata/tally.h"
 
 enum command { CMD_BLAME, CMD_TABLE, CMD_REPORT };
@@ -597,7 +598,8 @@ static int load_ignores(git_oid **out, size_t *nout, struct repository *repo,
 	 * so an empty value (sorted first) clears only what comes before it
 	 * on the command line's side, not the other configured files.
 	 */
-	qsort(cv.v, cv.n, sizeof(*cv.v), str_cmp);
+	if (cv.n)
+		qsort(cv.v, cv.n, sizeof(*cv.v), str_cmp);
 	for (i = 0; i < cv.n; i++) {
 		if (i && !strcmp(cv.v[i], cv.v[i - 1]))
 			continue;
@@ -622,7 +624,8 @@ static int load_ignores(git_oid **out, size_t *nout, struct repository *repo,
 		if ((rc = add_ignore(&list, &n, &alloc, &oid)) < 0)
 			goto done;
 	}
-	qsort(list, n, sizeof(*list), oid_cmp);
+	if (n)
+		qsort(list, n, sizeof(*list), oid_cmp);
 	*out = list;
 	*nout = n;
 	list = NULL;
@@ -735,8 +738,15 @@ static int run(struct options *o)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (o->cmd != CMD_BLAME && (rc = releases_check_options(&ro)) < 0)
 		return rc;
-	if (o->cmd == CMD_REPORT && (rc = chart_check_font()) < 0)
-		return rc;
+	if (o->cmd == CMD_REPORT) {
+		char *found = NULL;
+
+		/* Fail on a missing font or bad templates before any work. */
+		if ((rc = chart_check_font()) < 0 ||
+		    (rc = site_find_templates(&found, o->templates)) < 0)
+			return rc;
+		free(found);
+	}
 	if ((rc = repository_open(&repo, o->repo)) < 0)
 		return rc;
 	if ((rc = repository_resolve_commit(&tip, repo, o->rev)) < 0)
@@ -825,6 +835,7 @@ static int run(struct options *o)
 	sde = getenv("SOURCE_DATE_EPOCH");
 	/* The same input gives the same report: no wall clock by default. */
 	info.generated = sde && *sde ? strtoll(sde, NULL, 10) : info.commit_time;
+	info.reproducible = sde && *sde;
 	info.seconds_total = seconds_since(&t0);
 	if (o->cmd == CMD_TABLE) {
 		print_table(t, &info);

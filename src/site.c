@@ -734,7 +734,6 @@ static int set_join(struct template_dict *d, const char *key,
 static int index_method(struct site *s, struct template_dict *d)
 {
 	const struct report_info *info = s->info;
-	const char *sde = getenv("SOURCE_DATE_EPOCH");
 	struct template_dict *sec, *item;
 	int rc;
 
@@ -787,7 +786,7 @@ static int index_method(struct site *s, struct template_dict *d)
 	 * out when SOURCE_DATE_EPOCH asks for reproducible output, as in
 	 * report.json.
 	 */
-	if (info->seconds_total > 0 && !(sde && *sde)) {
+	if (info->seconds_total > 0 && !info->reproducible) {
 		TRY(template_dict_add(&sec, d, "TIMES"));
 		TRY(template_dict_set(sec, "TOTAL",
 				      seconds(info->seconds_total).s));

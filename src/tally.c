@@ -149,7 +149,8 @@ int tally_build(struct tally **out, const struct blame_result *blame,
 				break;
 		}
 	}
-	qsort(names, nnames, sizeof(*names), str_cmp);
+	if (nnames)
+		qsort(names, nnames, sizeof(*names), str_cmp);
 	t->dirs = calloc(nnames + 1, sizeof(*t->dirs));
 	if (!t->dirs) {
 		rc = error_oom();
@@ -189,9 +190,14 @@ int tally_build(struct tally **out, const struct blame_result *blame,
 
 		d->parent = 0;
 		if (slash) {
-			*slash = '\0';
-			d->parent = find_dir(t, d->path);
-			*slash = '/';
+			char *up = strndup(d->path, (size_t)(slash - d->path));
+
+			if (!up) {
+				rc = error_oom();
+				goto done;
+			}
+			d->parent = find_dir(t, up);
+			free(up);
 		}
 	}
 	for (i = 0; i < t->nfiles; i++) {

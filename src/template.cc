@@ -36,7 +36,9 @@ namespace {
  * While one lives, what ctemplate writes to std::cerr is kept here. Its
  * messages look like "WARNING: Unable to locate file x.tpl" or "ERROR:
  * Template /t/x.tpl: ERROR: File ended before all sections were closed";
- * text() gives them without the level tags, lines joined by "; ".
+ * text() gives them as our messages read ("file ended before all sections
+ * were closed"): without level tags and the template's name, which the
+ * caller gives, lowercase, lines joined by "; ".
  */
 class captured_log {
 public:
@@ -61,8 +63,14 @@ public:
 			while (!line.empty() &&
 			       (line.back() == ' ' || line.back() == '\r'))
 				line.pop_back();
+			if (line.compare(0, 9, "Template ") == 0 &&
+			    line.find(": ") != std::string::npos)
+				line.erase(0, line.find(": ") + 2);
 			if (line.empty())
 				continue;
+			if (line[0] >= 'A' && line[0] <= 'Z' &&
+			    !(line.size() > 1 && line[1] >= 'A' && line[1] <= 'Z'))
+				line[0] = (char)(line[0] - 'A' + 'a');
 			if (!out.empty())
 				out += "; ";
 			out += line;

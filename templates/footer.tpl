@@ -1,7 +1,7 @@
 {{%AUTOESCAPE context="HTML"}}
 </main>
 <footer class="site">
-<p>Made with strata {{VERSION}} on {{GENERATED}}, from {{REPO}} at {{REV}} (commit <code>{{COMMIT}}</code>).
+<p>The code of {{REPO}} at {{REV}} (commit <code>{{COMMIT}}</code>), in a report dated {{GENERATED}}, made with strata {{VERSION}}.
 Everything shown here is also in <a href="data/report.json">report.json</a> and the <a href="index.html#data">CSV files</a>.</p>
 </footer>
 </body>

@@ -71,7 +71,7 @@
 {{#TIMES}}
 <dt>Time taken</dt><dd>{{TOTAL}} s in all ({{HISTORY}} s reading history, {{BLAME}} s blaming) with {{N_JOBS}}</dd>
 {{/TIMES}}
-<dt>strata</dt><dd>version {{VERSION}}; report made {{GENERATED}}</dd>
+<dt>strata</dt><dd>version {{VERSION}}; report dated {{GENERATED}}</dd>
 </dl>
 </section>
 

@@ -10,8 +10,9 @@ standard library. For each page (a file path; WIDTH in CSS pixels, default
   - has an image that did not load,
   - scrolls sideways at its width (tables must scroll inside their box),
 and it saves a full-page screenshot SHOTS_DIR/NAME-WIDTH.png to look at,
-plus SHOTS_DIR/NAME-print.pdf, the page as printed (and with PIECES=N
-in the environment, the screenshot in pieces N pixels high).
+plus SHOTS_DIR/NAME-print.pdf, the page as printed. To look at them: with
+PIECES=N in the environment, also the screenshot in pieces N pixels high;
+with PRINT_SHOT=1, NAME-WIDTH-print.png under the print stylesheet.
 Exit 0 when every page is clean, 1 with the reasons otherwise.
 """
 import base64
@@ -154,7 +155,8 @@ def check(b, path, width, shots):
                 ".filter(i => !i.complete || i.naturalWidth === 0)"
                 ".map(i => i.getAttribute('src'))")
     bad += ["image did not load: %s" % s for s in broken or []]
-    over = js("[document.documentElement.scrollWidth, window.innerWidth]")
+    over = js("[document.documentElement.scrollWidth, "
+              "document.documentElement.clientWidth]")
     if over and over[0] > over[1]:
         bad.append("scrolls sideways at %dpx: %dpx wide" % (over[1], over[0]))
 
@@ -179,6 +181,21 @@ def check(b, path, width, shots):
         with open(os.path.join(shots, "%s-%d-%02d.png" %
                                (name, width, k // piece)), "wb") as f:
             f.write(base64.b64decode(shot["data"]))
+    if os.environ.get("PRINT_SHOT"):
+        # PRINT_SHOT=1: the print stylesheet, as a picture to look at.
+        b.send("Emulation.setEmulatedMedia", {"media": "print"},
+               session=session)
+        height = b.send("Page.getLayoutMetrics",
+                        session=session)["cssContentSize"]["height"]
+        shot = b.send("Page.captureScreenshot",
+                      {"format": "png", "captureBeyondViewport": True,
+                       "clip": {"x": 0, "y": 0, "width": width,
+                                "height": min(height, 16000), "scale": 1}},
+                      session=session)
+        with open(os.path.join(shots, "%s-%d-print.png" % (name, width)),
+                  "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+        b.send("Emulation.setEmulatedMedia", {"media": ""}, session=session)
     pdf = b.send("Page.printToPDF", {"printBackground": False},
                  session=session)
     with open(os.path.join(shots, "%s-print.pdf" % name), "wb") as f:
@@ -195,16 +212,18 @@ def main():
     shots = sys.argv[1]
     os.makedirs(shots, exist_ok=True)
     profile = tempfile.mkdtemp(prefix="strata-chromium.")
-    b = Browser(profile)
+    b = None
     failed = 0
     try:
+        b = Browser(profile)
         for arg in sys.argv[2:]:
             path, _, width = arg.partition("@")
             for p in check(b, path, int(width or 1280), shots):
                 print("%s@%s: %s" % (path, width or 1280, p))
                 failed = 1
     finally:
-        b.close()
+        if b:
+            b.close()
         shutil.rmtree(profile, ignore_errors=True)
     sys.exit(failed)
 

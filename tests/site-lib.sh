@@ -1,6 +1,9 @@
 #!/bin/bash
-# tests/site-repo.sh DIR: the fixture repository of the site tests.
+# tests/site-lib.sh: the fixture repository and helpers of t-site*.sh,
+# sourced after tests/lib.sh. Run as `tests/site-lib.sh DIR` it only
+# builds the fixture in DIR.
 #
+# site_repo DIR: the fixture.
 # Four tags in three releases (v1.0; v1.1-rc1 and v1.1 fold into v1.1;
 # v2.0) and one commit after them, with names a page must escape: markup
 # (a file and a top-level directory), an ampersand and quotes, a byte that
@@ -13,12 +16,10 @@
 #   unreleased      1   1.82%
 #   total          55 lines in 9 files; 5 files (28 lines) untouched
 #   src/           21 lines, 13 from 1.0 (61.90%)
-#
-# Sourced by t-site*.sh after tests/lib.sh; or run on its own.
-set -eu
 
+# `lines` is meant to split into one argument per line.
+# shellcheck disable=SC2046
 site_repo() {
-	local i
 	repo_new "$1"
 	at 1262304000 # 2010-01-01
 	put README $(lines readme 1 10)
@@ -54,7 +55,43 @@ site_repo() {
 	put src/main.c main1 main2-changed main3-changed $(lines main 4 10) \
 		$(lines new 1 5) tail
 	commit "after 2.0"
-	cd - >/dev/null
+	cd - >/dev/null || return
+}
+
+# has FILE STRING...: FILE contains every STRING (fixed strings).
+has() {
+	local f=$1 s
+	shift
+	for s in "$@"; do
+		grep -qF -- "$s" "$f" || {
+			echo "'$f' lacks: $s"
+			return 1
+		}
+	done
+}
+
+# lacks FILE STRING...: FILE contains none of them.
+lacks() {
+	local f=$1 s
+	shift
+	for s in "$@"; do
+		if grep -qF -- "$s" "$f"; then
+			echo "'$f' has: $s"
+			grep -nF -- "$s" "$f" | head -n 3
+			return 1
+		fi
+	done
+}
+
+# snapshot DIR: every file under DIR with its checksum, sorted, for diff.
+snapshot() {
+	(cd "$1" && find . -type f -print0 | LC_ALL=C sort -z |
+		xargs -0 -r sha256sum)
+}
+
+# report ARG...: `strata report` with a fixed date and no progress bar.
+report() {
+	SOURCE_DATE_EPOCH=1700000000 "$STRATA" report --quiet "$@"
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

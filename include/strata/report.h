@@ -31,6 +31,7 @@ struct report_info {
 	size_t ncommits;           /* commits in the history walked */
 	uint64_t ndiffs;
 	int64_t generated;         /* SOURCE_DATE_EPOCH or the commit time */
+	int reproducible;          /* SOURCE_DATE_EPOCH set: leave out timings */
 	double seconds_history, seconds_blame, seconds_total;
 };
 

@@ -29,7 +29,7 @@ static const struct spec files[] = {
 	{"README", {10, 0, 0, 0}},
 	{"net/deep/er/y.c", {10, 0, 10, 0}},
 	{"src/a&b \"q\"/a&b \"q\".c", {8, 0, 0, 0}},
-	{"src/a&b \"q\"/\x1b[31mred.c", {0, 2, 0, 0}},
+	{"src/a&b \"q\"/\x1b[31mred.c", {2, 0, 0, 0}},
 	{"src/caf\xe9.c", {6, 0, 0, 0}},
 	{"src/main.c", {10, 10, 5, 5}},
 	{"src/sub/z.c", {1, 2, 3, 4}},

@@ -1,0 +1,157 @@
+#!/bin/bash
+# Publishing DIR: built beside it and swapped in, so a failed or killed run
+# leaves the previous report whole; files strata did not write are never
+# deleted or replaced; a foreign non-empty DIR needs --force.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/site-lib.sh"
+TESTS=$(cd "$(dirname "$0")" && pwd)
+TEMPLATES=$TESTS/../templates
+
+site_repo "$WORK/repo"
+REPO=$WORK/repo
+
+# no_leftovers: no temporary directory of strata's beside the reports.
+no_leftovers() {
+	local left
+	left=$(find . -maxdepth 1 -name '.*.strata-*')
+	[ -z "$left" ] || { echo "left behind: $left"; return 1; }
+}
+
+second_run() {
+	report "$REPO" --rev v2.0 --out out
+	has out/index.html '<strong>72.2%</strong> of the code at v2.0'
+	# Files strata did not write, at the top and inside its directories.
+	echo notes >out/notes.txt
+	echo logo >out/img/logo.png
+	mkdir out/extra && echo x >out/extra/x
+	report "$REPO" --out out
+	has out/index.html '<strong>70.9%</strong> of the code at HEAD'
+	[ "$(cat out/notes.txt)" = notes ] && [ "$(cat out/img/logo.png)" = logo ] &&
+		[ "$(cat out/extra/x)" = x ] || { echo "foreign files lost"; return 1; }
+	lacks out/.strata-report notes.txt logo.png extra
+	# At v1.1 there is no <svg ...> directory: its page and charts go.
+	report "$REPO" --rev v1.1 --out out
+	has out/index.html '<strong>82.0%</strong> of the code at v1.1'
+	[ ! -e out/dir-_3csvg_20onload_3dalert_281_29_3e.html ] &&
+		[ ! -e out/img/dir-_3csvg_20onload_3dalert_281_29_3e.svg ] ||
+		{ echo "stale pages kept"; return 1; }
+	[ "$(cat out/notes.txt)" = notes ] || { echo "notes.txt lost"; return 1; }
+	python3 "$TESTS/linkcheck.py" out
+	no_leftovers
+}
+
+refuse_foreign() {
+	mkdir foreign && echo hi >foreign/keep.txt
+	if report "$REPO" --out foreign 2>err; then
+		echo "wrote into a foreign directory"
+		return 1
+	fi
+	has err "refusing to write into 'foreign': not a strata report (use --force)"
+	[ "$(ls -A foreign)" = keep.txt ] || { echo "foreign touched"; return 1; }
+	no_leftovers
+	# --force adds the report and keeps what was there; later runs need
+	# no --force (the marker is there now) and still keep it.
+	report "$REPO" --out foreign --force
+	[ -s foreign/index.html ] && [ "$(cat foreign/keep.txt)" = hi ] ||
+		{ echo "--force lost keep.txt"; return 1; }
+	report "$REPO" --rev v1.1 --out foreign
+	[ "$(cat foreign/keep.txt)" = hi ] || { echo "keep.txt lost"; return 1; }
+
+	# A file of the user's where the report has one: never replaced.
+	mkdir mine && echo mine >mine/index.html
+	if report "$REPO" --out mine --force 2>err; then
+		echo "replaced a foreign index.html"
+		return 1
+	fi
+	has err "refusing to replace 'mine/index.html': strata did not write it"
+	[ "$(ls -A mine)" = index.html ] && [ "$(cat mine/index.html)" = mine ] ||
+		{ echo "mine/ touched"; return 1; }
+
+	# A directory kept in git by a lone .gitignore is fine, and kept.
+	mkdir kept && printf '*\n!.gitignore\n' >kept/.gitignore
+	report "$REPO" --out kept
+	[ -s kept/index.html ] && [ -s kept/.gitignore ] || { echo ".gitignore"; return 1; }
+
+	# Not a directory; a new directory under a new parent.
+	echo >afile
+	if report "$REPO" --out afile 2>err; then
+		echo "wrote over a file"
+		return 1
+	fi
+	has err "'afile' is not a directory"
+	report "$REPO" --out new/sub/dir
+	[ -s new/sub/dir/index.html ] || { echo "no new/sub/dir"; return 1; }
+	no_leftovers
+}
+
+failed_run() {
+	report "$REPO" --rev v1.1 --out out
+	snapshot out >before
+	# A template that fails half-way through the pages, after the data
+	# and the charts are written.
+	cp -r "$TEMPLATES" broken
+	printf '{{#NEVER_CLOSED}}\n' >>broken/untouched.tpl
+	if report "$REPO" --out out --templates broken 2>err; then
+		echo "a broken template went through"
+		return 1
+	fi
+	cat err
+	has err "untouched.tpl"
+	snapshot out | diff before -
+	no_leftovers
+	# The same into a directory that does not exist yet: still nothing.
+	if report "$REPO" --out fresh --templates broken 2>/dev/null; then
+		return 1
+	fi
+	[ ! -e fresh ] || { echo "fresh/ was left"; return 1; }
+	no_leftovers
+}
+
+# Kill strata at times spread over a run: DIR is always one whole report,
+# the previous or the new one, whether the kill lands before publishing,
+# while the new report is being built beside DIR, or after the swap.
+killed_run() {
+	local i n=16 start end ms kills=0 building=0 d pid
+	report "$REPO" --rev v1.1 --out old-ref
+	report "$REPO" --out new-ref
+	report "$REPO" --rev v1.1 --out out
+	start=$(date +%s%N)
+	report "$REPO" --out timing
+	end=$(date +%s%N)
+	ms=$(((end - start) / 1000000))
+	echo "a run takes ${ms} ms"
+	for ((i = 0; i < n; i++)); do
+		d=$((ms * 5 * i / (4 * n)))
+		SOURCE_DATE_EPOCH=1700000000 "$STRATA" report --quiet "$REPO" \
+			--out out &
+		pid=$!
+		sleep "$((d / 1000)).$(printf '%03d' $((d % 1000)))"
+		kill -9 "$pid" 2>/dev/null && kills=$((kills + 1))
+		wait "$pid" 2>/dev/null || true
+		if diff -r out old-ref >/dev/null; then
+			echo "kill at ${d} ms: the previous report"
+		elif diff -r out new-ref >/dev/null; then
+			echo "kill at ${d} ms: the new report"
+			rm -rf out && cp -a old-ref out
+		else
+			echo "kill at ${d} ms: out/ is neither report"
+			diff -r out old-ref | head -n 5
+			return 1
+		fi
+		# A killed run leaves its build directory, and nothing else.
+		if [ -n "$(find . -maxdepth 1 -name '.out.strata-*')" ]; then
+			building=$((building + 1))
+			find . -maxdepth 1 -name '.out.strata-*' -exec rm -rf {} +
+		fi
+		no_leftovers
+	done
+	echo "$kills of $n runs killed, $building of them while building"
+	[ "$kills" -ge $((n / 2)) ] && [ "$building" -ge 1 ] ||
+		{ echo "too few kills landed"; return 1; }
+}
+
+run_case second_run second_run
+run_case refuse_foreign refuse_foreign
+run_case failed_run failed_run
+run_case killed_run killed_run
+finish
