@@ -92,9 +92,12 @@ bench: deps
 	$(MAKE) --no-print-directory strata
 	@tests/bench.sh "$(REPO)" "$(REV)" "$(JOBS)"
 
-install: strata
+# STRATA_BIN: install this binary instead (the tests install the one
+# under test without rebuilding).
+STRATA_BIN ?= strata
+install: $(STRATA_BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates
-	install -m 755 strata $(DESTDIR)$(BINDIR)/strata
+	install -m 755 $(STRATA_BIN) $(DESTDIR)$(BINDIR)/strata
 	install -m 644 templates/* $(DESTDIR)$(DATADIR)/templates/
 
 clean:

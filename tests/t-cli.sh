@@ -136,7 +136,20 @@ progress_quiet() {
 	grep -q "commits" err
 }
 
+# make install honours PREFIX and DESTDIR, and the installed binary finds
+# its templates there.
+install_staged() {
+	sample
+	make -s -C "$ROOT" install DESTDIR="$PWD/stage" PREFIX=/opt/strata \
+		STRATA_BIN="$STRATA" >/dev/null
+	[ -x stage/opt/strata/bin/strata ]
+	[ -f stage/opt/strata/share/strata/templates/index.tpl ]
+	stage/opt/strata/bin/strata report r --out rep --quiet
+	[ -f rep/index.html ] && [ -f rep/data/files.csv ]
+}
+
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+run_case install_staged install_staged
 run_case help_and_version help_and_version
 run_case usage_errors usage_errors
 run_case runtime_errors runtime_errors
