@@ -405,7 +405,7 @@ static int fuzzy_run(int32_t *result, struct prints *pa, struct prints *pb,
 	z.lb0 = lb;
 	z.result = result;
 	z.da = SEARCH_RADIUS >= la ? la - 1 : SEARCH_RADIUS;
-	/* how far apart two target lines can be and still share a parent line */
+	/* how far apart two target lines can be and share a parent line */
 	z.db = wrap32((int64_t)wrap32((int64_t)(2 * z.da + 1) * lb) - 1) / la;
 	z.width = 2 * z.da + 1;
 	cells = (size_t)lb * (size_t)z.width;

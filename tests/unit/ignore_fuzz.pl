@@ -108,7 +108,8 @@ sub mutate {
 					push @b, uc $x;
 				} else {
 					(my $y = $x) =~ s/ = |, |\(|\t/ /g;
-					$y =~ s/\b(\w)(\w*)\b/$1\U$2/ if rand() < 0.3;
+					$y =~ s/\b(\w)(\w*)\b/$1\U$2/
+					    if rand() < 0.3;
 					push @b, $y;
 				}
 			}

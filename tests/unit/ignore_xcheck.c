@@ -3,7 +3,8 @@
  * included, so tests/t-ignore-unit.sh can hold ignore_guess() against
  * `git blame --porcelain --ignore-rev`.
  *
- *   ignore_xcheck [-w] [--first-parent] REPO REV PATH [IGNORED-REV...]
+ *   ignore_xcheck [-w] [--first-parent] [--libgit2] REPO REV PATH
+ *                 [IGNORED-REV...]
  *
  * Prints the full commit id of every line of PATH at REV, one per line.
  *
@@ -79,6 +80,61 @@ static void node_push(const git_oid *oid, uint32_t final, uint32_t line)
 	nd->n++;
 }
 
+static int use_libgit2;
+
+/*
+ * With --libgit2, hunks come from libgit2 instead of src/diff.c, after
+ * dropping the common tail as git's xdiff interface does (whole 1 KiB
+ * blocks, then forward again to just past a newline): a way to tell a
+ * problem in ignore.c from one in diff.c.
+ */
+static int hunk_cb(const git_diff_delta *d, const git_diff_hunk *h, void *pl)
+{
+	struct diff_result *r = pl;
+	struct diff_hunk *o;
+
+	(void)d;
+	if (r->n == r->alloc) {
+		r->alloc = r->alloc ? r->alloc * 2 : 16;
+		r->hunks = realloc(r->hunks, r->alloc * sizeof(*r->hunks));
+		if (!r->hunks)
+			return -1;
+	}
+	o = &r->hunks[r->n++];
+	/* an empty side names the line after which the change sits */
+	o->old_count = (uint32_t)h->old_lines;
+	o->old_start = (uint32_t)(h->old_start - (h->old_lines ? 1 : 0));
+	o->new_count = (uint32_t)h->new_lines;
+	o->new_start = (uint32_t)(h->new_start - (h->new_lines ? 1 : 0));
+	return 0;
+}
+
+static int hunks_get(struct diff_result *r, const char *a, size_t alen,
+		     const char *b, size_t blen, unsigned flags)
+{
+	git_diff_options o;
+	size_t cut = 0, back = 0, small = alen < blen ? alen : blen;
+
+	if (!use_libgit2)
+		return diff_buffers(r, a, alen, b, blen, flags);
+	r->n = 0;
+	while (cut + 1024 <= small &&
+	       !memcmp(a + alen - cut - 1024, b + blen - cut - 1024, 1024))
+		cut += 1024;
+	while (back < cut && a[alen - cut + back++] != '\n')
+		;
+	alen -= cut - back;
+	blen -= cut - back;
+	git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
+	o.context_lines = 0;
+	o.interhunk_lines = 0;
+	o.flags = GIT_DIFF_FORCE_TEXT | GIT_DIFF_INDENT_HEURISTIC;
+	if (flags & DIFF_IGNORE_WHITESPACE)
+		o.flags |= GIT_DIFF_IGNORE_WHITESPACE;
+	return git_diff_buffers(alen ? a : "", alen, NULL, blen ? b : "", blen,
+				NULL, &o, NULL, NULL, hunk_cb, NULL, r);
+}
+
 /* The regular-file blob at path in commit c, or NULL. */
 static git_blob *blob_at(git_repository *repo, git_commit *c,
 			 const char *path)
@@ -102,6 +158,61 @@ static git_blob *blob_at(git_repository *repo, git_commit *c,
 	return blob;
 }
 
+/*
+ * Offer the `held` lines in sv to parent pc (blob pb): unchanged lines,
+ * or with `ignoring`, the guessed ones, move to it. Returns how many stay
+ * (compacted at the front of sv).
+ */
+static size_t pass_parent(struct sus *sv, size_t held, git_commit *pc,
+			  git_blob *pb, const char *cbuf, size_t clen,
+			  unsigned dflags, int ignoring)
+{
+	struct diff_result dr = {0};
+	const char *pbuf = git_blob_rawcontent(pb);
+	size_t plen = (size_t)git_blob_rawsize(pb), kept = 0, s, h;
+	uint32_t tn = diff_count_lines(cbuf, clen), t = 0;
+	int32_t *map = malloc((tn + 1) * sizeof(*map));
+	unsigned char *want = calloc(tn + 1, 1);
+	int64_t shift = 0;
+
+	if (!map || !want)
+		die("out of memory");
+	if (hunks_get(&dr, pbuf, plen, cbuf, clen, dflags) < 0)
+		die("diff");
+	if (ignoring) {
+		for (s = 0; s < held; s++)
+			want[sv[s].line] = 1;
+		if (ignore_guess(map, pbuf, plen, cbuf, clen, dr.hunks, dr.n,
+				 want) < 0)
+			die("ignore_guess");
+	} else {
+		/* unchanged lines keep their counterpart, the rest stay */
+		for (h = 0; h < dr.n; h++) {
+			const struct diff_hunk *x = &dr.hunks[h];
+			uint32_t i;
+
+			for (; t < x->new_start; t++)
+				map[t] = (int32_t)(t + shift);
+			for (i = 0; i < x->new_count; i++)
+				map[t++] = -1;
+			shift += (int64_t)x->old_count - x->new_count;
+		}
+		for (; t < tn; t++)
+			map[t] = (int32_t)(t + shift);
+	}
+	for (s = 0; s < held; s++) {
+		if (map[sv[s].line] >= 0)
+			node_push(git_commit_id(pc), sv[s].final,
+				  (uint32_t)map[sv[s].line]);
+		else
+			sv[kept++] = sv[s];
+	}
+	diff_result_release(&dr);
+	free(map);
+	free(want);
+	return kept;
+}
+
 int main(int argc, char **argv)
 {
 	git_repository *repo;
@@ -121,13 +232,15 @@ int main(int argc, char **argv)
 			dflags |= DIFF_IGNORE_WHITESPACE;
 		else if (!strcmp(argv[a], "--first-parent"))
 			first_parent = 1;
+		else if (!strcmp(argv[a], "--libgit2"))
+			use_libgit2 = 1;
 		else
 			break;
 		a++;
 	}
 	if ((size_t)argc < a + 3) {
 		fprintf(stderr, "usage: ignore_xcheck [-w] [--first-parent] "
-			"REPO REV PATH [IGNORED...]\n");
+			"[--libgit2] REPO REV PATH [IGNORED...]\n");
 		return 2;
 	}
 	git_libgit2_init();
@@ -203,12 +316,15 @@ int main(int argc, char **argv)
 		for (k = 0; k < np; k++) {
 			size_t j;
 
-			for (j = 0; pb[k] && j < k; j++)
-				if (pb[j] && git_oid_equal(git_blob_id(pb[j]),
-							   git_blob_id(pb[k]))) {
-					git_blob_free(pb[k]);
-					pb[k] = NULL;
-				}
+			for (j = 0; pb[k] && j < k; j++) {
+				const git_oid *a, *b2 = git_blob_id(pb[k]);
+
+				a = pb[j] ? git_blob_id(pb[j]) : NULL;
+				if (!a || !git_oid_equal(a, b2))
+					continue;
+				git_blob_free(pb[k]);
+				pb[k] = NULL;
+			}
 		}
 
 		/* Take the list: pushing to parents may move nodes. */
@@ -222,68 +338,14 @@ int main(int argc, char **argv)
 					  sv[s].final, sv[s].line);
 			held = 0;
 		}
-		for (int pass = 0; pass < 2 && held; pass++) {
-			if (pass == 1 && !is_ignored)
-				break;
-			for (k = 0; k < np && held; k++) {
-				struct diff_result dr = {0};
-				const char *pbuf;
-				size_t plen, kept = 0;
-				uint32_t tn = diff_count_lines(cbuf, clen);
-				int32_t *map;
-				unsigned char *want;
-
-				if (!pb[k])
-					continue;
-				map = malloc((tn + 1) * sizeof(*map));
-				want = calloc(tn + 1, 1);
-				if (!map || !want)
-					die("out of memory");
-				pbuf = git_blob_rawcontent(pb[k]);
-				plen = (size_t)git_blob_rawsize(pb[k]);
-				if (diff_buffers(&dr, pbuf, plen, cbuf, clen,
-						 dflags) < 0)
-					die("diff");
-				if (pass == 0) {
-					/* unchanged lines: counterpart */
-					uint32_t t = 0;
-					int64_t shift = 0;
-
-					for (size_t h = 0; h <= dr.n; h++) {
-						uint32_t end = h < dr.n ?
-							dr.hunks[h].new_start : tn;
-
-						for (; t < end; t++)
-							map[t] = (int32_t)(t + shift);
-						if (h == dr.n)
-							break;
-						for (uint32_t x = 0;
-						     x < dr.hunks[h].new_count; x++)
-							map[t++] = -1;
-						shift += (int64_t)dr.hunks[h].old_count -
-							 dr.hunks[h].new_count;
-					}
-				} else {
-					for (s = 0; s < held; s++)
-						want[sv[s].line] = 1;
-					if (ignore_guess(map, pbuf, plen, cbuf, clen,
-							 dr.hunks, dr.n, want) < 0)
-						die("ignore_guess");
-				}
-				for (s = 0; s < held; s++) {
-					if (map[sv[s].line] >= 0)
-						node_push(git_commit_id(pc[k]),
-							  sv[s].final,
-							  (uint32_t)map[sv[s].line]);
-					else
-						sv[kept++] = sv[s];
-				}
-				held = kept;
-				diff_result_release(&dr);
-				free(map);
-				free(want);
-			}
-		}
+		for (k = 0; k < np && held; k++)
+			if (pb[k])
+				held = pass_parent(sv, held, pc[k], pb[k],
+						   cbuf, clen, dflags, 0);
+		for (k = 0; k < np && held && is_ignored; k++)
+			if (pb[k])
+				held = pass_parent(sv, held, pc[k], pb[k],
+						   cbuf, clen, dflags, 1);
 		for (s = 0; s < held; s++)
 			git_oid_cpy(&final[sv[s].final], &oid);
 		free(sv);
