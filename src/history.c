@@ -77,6 +77,7 @@ static int grow_slots(struct loader *L)
 static int add_commit(struct loader *L, struct repository *repo,
 		      const git_oid *oid, int first_parent)
 {
+	const struct repository_graft *graft;
 	git_commit *c = NULL;
 	struct raw *r;
 	unsigned np, i;
@@ -93,7 +94,9 @@ static int add_commit(struct loader *L, struct repository *repo,
 		L->raw = p;
 		L->alloc = na;
 	}
-	if (git_commit_lookup(&c, repo->git, oid) < 0) {
+	/* git replace swaps the content; the commit keeps its name. */
+	if (git_commit_lookup(&c, repo->git,
+			      repository_replacement(repo, oid)) < 0) {
 		char hex[GIT_OID_HEXSZ + 1];
 
 		git_oid_tostr(hex, sizeof(hex), oid);
@@ -104,7 +107,8 @@ static int add_commit(struct loader *L, struct repository *repo,
 	git_oid_cpy(&r->oid, oid);
 	git_oid_cpy(&r->tree, git_commit_tree_id(c));
 	r->time = (int64_t)git_commit_time(c);
-	np = git_commit_parentcount(c);
+	graft = repository_graft_of(repo, oid);
+	np = graft ? (unsigned)graft->nparents : git_commit_parentcount(c);
 	if (np && repository_is_shallow_commit(repo, oid)) {
 		r->boundary = 1;
 		np = 0;
@@ -128,7 +132,9 @@ static int add_commit(struct loader *L, struct repository *repo,
 	r->first_parent_oid = (uint32_t)L->npool;
 	r->nparents = np;
 	for (i = 0; i < np; i++)
-		git_oid_cpy(&L->pool[L->npool++], git_commit_parent_id(c, i));
+		git_oid_cpy(&L->pool[L->npool++],
+			    graft ? &graft->parents[i] :
+				    git_commit_parent_id(c, i));
 	insert(L->slots, L->nslots, oid, (uint32_t)L->n);
 	L->n++;
 done:
@@ -211,8 +217,22 @@ int history_load(struct history **out, struct repository *repo,
 		goto done;
 	}
 	for (i = 0; i < L.n; i++) {
-		const struct raw *r = &L.raw[order[i]];
+		struct raw *r = &L.raw[order[i]];
 		struct history_commit *c = &h->commits[i];
+		uint32_t *rp = rparents + r->first_parent_oid;
+
+		/*
+		 * Grafts and replace refs can make a cycle; a parent that
+		 * comes later in the order closes one, and is dropped.
+		 */
+		for (j = 0; j < r->nparents; j++) {
+			if (pos[rp[j]] >= i) {
+				memmove(rp + j, rp + j + 1, (r->nparents - j - 1) *
+					sizeof(*rp));
+				r->nparents--;
+				j--;
+			}
+		}
 
 		git_oid_cpy(&c->oid, &r->oid);
 		git_oid_cpy(&c->tree, &r->tree);

@@ -502,7 +502,10 @@ static char *resolve_config_path(struct repository *repo, const char *p)
 			return NULL;
 		return out;
 	}
-	if (p[0] == '/' || !wd)
+	/* git runs in the top of the work tree, or in a bare repository. */
+	if (!wd)
+		wd = git_repository_path(repo->git);
+	if (p[0] == '/')
 		return strdup(p);
 	if (asprintf(&out, "%s%s", wd, p) < 0)
 		return NULL;

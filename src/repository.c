@@ -61,6 +61,152 @@ done:
 	return rc;
 }
 
+static int replace_cmp(const void *a, const void *b)
+{
+	return git_oid_cmp(&((const struct repository_replace *)a)->from,
+			   &((const struct repository_replace *)b)->from);
+}
+
+static int graft_cmp(const void *a, const void *b)
+{
+	return git_oid_cmp(&((const struct repository_graft *)a)->commit,
+			   &((const struct repository_graft *)b)->commit);
+}
+
+struct replace_walk {
+	struct repository *repo;
+	size_t alloc, baselen;
+	int rc;
+};
+
+static int replace_cb(const char *name, void *payload)
+{
+	struct replace_walk *w = payload;
+	struct repository *repo = w->repo;
+	git_oid from, to;
+
+	/* refs/replace/<object> names the object it replaces. */
+	if (git_oid_fromstr(&from, name + w->baselen) < 0 ||
+	    strlen(name + w->baselen) != GIT_OID_HEXSZ)
+		return 0;
+	if (git_reference_name_to_id(&to, repo->git, name) < 0)
+		return 0;
+	if (repo->nreplace == w->alloc) {
+		size_t na = w->alloc ? w->alloc * 2 : 8;
+		void *p = realloc(repo->replace, na * sizeof(*repo->replace));
+
+		if (!p)
+			return (w->rc = error_oom());
+		repo->replace = p;
+		w->alloc = na;
+	}
+	repo->replace[repo->nreplace].from = from;
+	repo->replace[repo->nreplace].to = to;
+	repo->nreplace++;
+	return 0;
+}
+
+/* git replace: honoured unless switched off, as git does. */
+static int load_replace(struct repository *repo)
+{
+	struct replace_walk w = {repo, 0, 0, 0};
+	const char *base = getenv("GIT_REPLACE_REF_BASE");
+	git_config *cfg = NULL;
+	char *glob = NULL;
+	int use = 1;
+
+	if (getenv("GIT_NO_REPLACE_OBJECTS"))
+		return 0;
+	if (git_repository_config_snapshot(&cfg, repo->git) == 0) {
+		if (git_config_get_bool(&use, cfg, "core.useReplaceRefs") < 0)
+			use = 1;
+		git_config_free(cfg);
+	}
+	if (!use)
+		return 0;
+	if (!base || !*base)
+		base = "refs/replace/";
+	if (asprintf(&glob, "%s%s*", base,
+		     base[strlen(base) - 1] == '/' ? "" : "/") < 0)
+		return error_oom();
+	w.baselen = strlen(glob) - 1;
+	git_reference_foreach_glob(repo->git, glob, replace_cb, &w);
+	free(glob);
+	if (w.rc < 0)
+		return w.rc;
+	if (repo->nreplace)
+		qsort(repo->replace, repo->nreplace, sizeof(*repo->replace),
+		      replace_cmp);
+	return 0;
+}
+
+/* The deprecated info/grafts file: "commit parent..." per line. */
+static int load_grafts(struct repository *repo)
+{
+	const char *gitdir = git_repository_commondir(repo->git);
+	char *path = NULL, *line = NULL;
+	size_t cap = 0, alloc = 0;
+	FILE *f = NULL;
+	int rc = 0;
+
+	if (asprintf(&path, "%sinfo/grafts", gitdir) < 0)
+		return error_oom();
+	if (!(f = fopen(path, "r")))
+		goto done;
+	while (getline(&line, &cap, f) > 0) {
+		struct repository_graft *g;
+		char *tok, *save = NULL;
+
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (repo->ngrafts == alloc) {
+			size_t na = alloc ? alloc * 2 : 8;
+			void *p = realloc(repo->grafts, na * sizeof(*p));
+
+			if (!p) {
+				rc = error_oom();
+				goto done;
+			}
+			repo->grafts = p;
+			alloc = na;
+		}
+		g = &repo->grafts[repo->ngrafts];
+		memset(g, 0, sizeof(*g));
+		for (tok = strtok_r(line, " \t\r\n", &save); tok;
+		     tok = strtok_r(NULL, " \t\r\n", &save)) {
+			git_oid oid;
+
+			if (strlen(tok) != GIT_OID_HEXSZ ||
+			    git_oid_fromstr(&oid, tok) < 0) {
+				rc = error_set("bad graft data in '%s'", path);
+				free(g->parents);
+				goto done;
+			}
+			if (tok == line) {
+				g->commit = oid;
+				continue;
+			}
+			g->parents = realloc(g->parents, (g->nparents + 1) *
+					     sizeof(*g->parents));
+			if (!g->parents) {
+				rc = error_oom();
+				goto done;
+			}
+			g->parents[g->nparents++] = oid;
+		}
+		repo->ngrafts++;
+	}
+	if (repo->ngrafts)
+		qsort(repo->grafts, repo->ngrafts, sizeof(*repo->grafts),
+		      graft_cmp);
+done:
+	if (f)
+		fclose(f);
+	free(line);
+	free(path);
+	return rc;
+}
+
 static char *display_name(git_repository *git)
 {
 	const char *dir = git_repository_workdir(git);
@@ -105,7 +251,9 @@ int repository_open(struct repository **out, const char *path)
 		rc = error_oom();
 		goto done;
 	}
-	rc = load_shallow(repo);
+	if ((rc = load_shallow(repo)) < 0 || (rc = load_replace(repo)) < 0)
+		goto done;
+	rc = load_grafts(repo);
 done:
 	if (rc < 0)
 		repository_free(repo);
@@ -122,6 +270,10 @@ void repository_free(struct repository *repo)
 	free(repo->path);
 	free(repo->name);
 	free(repo->shallow);
+	free(repo->replace);
+	for (size_t i = 0; i < repo->ngrafts; i++)
+		free(repo->grafts[i].parents);
+	free(repo->grafts);
 	free(repo);
 }
 
@@ -168,4 +320,29 @@ int repository_is_shallow_commit(const struct repository *repo,
 	return repo->nshallow &&
 	       bsearch(oid, repo->shallow, repo->nshallow, sizeof(git_oid),
 		       oid_cmp) != NULL;
+}
+
+const git_oid *repository_replacement(const struct repository *repo,
+				      const git_oid *oid)
+{
+	struct repository_replace key, *r;
+
+	if (!repo->nreplace)
+		return oid;
+	key.from = *oid;
+	r = bsearch(&key, repo->replace, repo->nreplace, sizeof(key),
+		    replace_cmp);
+	return r ? &r->to : oid;
+}
+
+const struct repository_graft *repository_graft_of(
+	const struct repository *repo, const git_oid *oid)
+{
+	struct repository_graft key;
+
+	if (!repo->ngrafts)
+		return NULL;
+	key.commit = *oid;
+	return bsearch(&key, repo->grafts, repo->ngrafts, sizeof(key),
+		       graft_cmp);
 }

@@ -17,6 +17,8 @@
 #   merge MSG BRANCH...   merge with --no-ff, one tick later
 #   tick [SECONDS]        advance the clock used for the next commit
 #   at EPOCH              set the clock to an absolute time
+#   lines PREFIX FROM TO  print numbered lines; rep N LINE: LINE N times
+#   add_gitlink PATH COMMIT   stage a submodule entry (no checkout)
 #
 # Comparison:
 #   parity REPO REV [GIT-BLAME-OPTION...] [-- PATH...]
@@ -24,6 +26,9 @@
 # Options are spelled as for git blame and passed to both programs
 # (--first-parent, -w, --ignore-rev REV, --ignore-revs-file FILE); give
 # --ignore-revs-file an absolute path, as strata does not run inside REPO.
+# On failure it prints the first differing lines with both commits' subjects.
+#
+# KEEP_WORK=1 keeps every case's repositories (the path is printed first).
 
 set -euo pipefail
 
@@ -35,7 +40,8 @@ unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY \
 	GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_CONFIG GIT_CONFIG_PARAMETERS \
 	GIT_CONFIG_COUNT GIT_CEILING_DIRECTORIES GIT_NAMESPACE \
 	GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME \
-	GIT_COMMITTER_EMAIL XDG_CONFIG_HOME GIT_TRACE
+	GIT_COMMITTER_EMAIL XDG_CONFIG_HOME GIT_TRACE GIT_NO_REPLACE_OBJECTS \
+	GIT_REPLACE_REF_BASE GIT_GRAFT_FILE GIT_SHALLOW_FILE
 export GIT_CONFIG_NOSYSTEM=1 GIT_MERGE_AUTOEDIT=no GIT_TERMINAL_PROMPT=0
 
 : "${STRATA:?STRATA must name the strata binary (tests/run sets it)}"
@@ -178,7 +184,8 @@ run_case() {
 	(
 		set -eE
 		# errexit alone ends the case without a word about why.
-		trap 'echo "error: \"$BASH_COMMAND\" failed (status $?)"' ERR
+		# To stderr: inside $(...) stdout would become data.
+		trap 'echo "error: \"$BASH_COMMAND\" failed (status $?)" >&2' ERR
 		cd "$dir"
 		"$@"
 	) >"$dir.log" 2>&1
@@ -443,14 +450,21 @@ parity() {
 	sort "$d/printed" >"$d/files.got"
 	if ! cmp -s "$d/files.want" "$d/files.got"; then
 		ok=1
-		comm -23 "$d/files.want" "$d/files.got" | head -n 10 |
+		comm -23 "$d/files.want" "$d/files.got" | sed -n 1,10p |
 			sed 's/^/  missing from strata: /'
-		comm -13 "$d/files.want" "$d/files.got" | head -n 10 |
+		comm -13 "$d/files.want" "$d/files.got" | sed -n 1,10p |
 			sed 's/^/  printed by strata but not a text file here: /'
+	fi
+	# A text file always has a line: git blame output missing for one means
+	# the comparison itself broke (and must not pass as "both empty").
+	if [ "$(cut -f1 "$d/expected" | uniq | wc -l)" != \
+		"$(wc -l <"$d/files.want")" ]; then
+		echo "  git blame gave no lines for some text files"
+		ok=1
 	fi
 	compare_expanded "$repo" "$d/expected" "$d/actual" || ok=1
 	if [ $ok != 0 ]; then
-		echo "parity FAILED: $repo at $rev ${opts[*]}" \
+		echo "parity FAILED: $repo at $rev${opts[*]:+ ${opts[*]}}" \
 			"${paths[*]:+-- ${paths[*]}}"
 		return 1
 	fi

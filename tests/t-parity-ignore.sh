@@ -106,6 +106,17 @@ ignore_revs_config() {
 	parity . HEAD
 }
 
+# In a bare repository git runs in the git directory, so a relative
+# blame.ignoreRevsFile is found there.
+ignore_revs_config_bare() {
+	history
+	cd ..
+	git clone -q --bare r bare.git
+	printf '%s\n' "$R1" "$R2" >bare.git/ignore-revs
+	git -C bare.git config blame.ignoreRevsFile ignore-revs
+	parity bare.git HEAD
+}
+
 # Ignored commits that only add or delete lines, and an ignored root: lines
 # with nothing to match stay with the ignored commit.
 ignore_adds() {
@@ -176,6 +187,7 @@ run_case ignore_one ignore_one
 run_case back_to_back back_to_back
 run_case ignore_revs_file ignore_revs_file
 run_case ignore_revs_config ignore_revs_config
+run_case ignore_revs_config_bare ignore_revs_config_bare
 run_case ignore_adds ignore_adds
 run_case ignore_merge ignore_merge
 run_case ignore_rename ignore_rename

@@ -278,6 +278,47 @@ merge_with_rename() {
 	parity . HEAD --first-parent
 }
 
+# The merge's blob is reached through a rename in parent 1 (path absent
+# there, exact rename from a deleted file) and directly in parent 2 (same
+# blob, other history): git looks up the same path in every parent before
+# any rename, so parent 2 gets everything.
+merge_renamed_parent_equal_blob() {
+	repo_new r
+	commit_file a "base: a" $(lines x 1 6)
+	git checkout -q -b side
+	commit_file b "side: b, a copy of a" $(lines x 1 6)
+	git checkout -q main
+	commit_file c "main: c" c
+	tick
+	git merge -q --no-commit side
+	git rm -q a
+	commit "merge, deleting a"
+	parity . HEAD
+	parity . HEAD --first-parent
+	# The same with the blobs differing a little: now each parent's diff.
+	git checkout -q -b side2 main~1
+	commit_file b2 "side2: b2" $(lines x 1 5) side2
+	git checkout -q main
+	tick
+	git merge -q --no-commit side2
+	git mv c b2-tmp && git rm -q -f b2-tmp
+	put b2 $(lines x 1 6) side2
+	commit "merge side2, b2 edited"
+	parity . HEAD
+	# Parent 2's b3 differs, parent 1 reaches the very blob by a rename
+	# (found in git's second pass, after every same-path lookup).
+	commit_file a3 "main: a3" $(lines y 1 6)
+	git checkout -q -b side3 main~1
+	commit_file b3 "side3: b3" $(lines y 1 5) side3
+	git checkout -q main
+	tick
+	git merge -q --no-commit side3
+	git rm -q a3
+	put b3 $(lines y 1 6)
+	commit "merge side3: b3 is main's a3"
+	parity . HEAD
+}
+
 run_case several_roots several_roots
 run_case merge_equals_one_parent merge_equals_one_parent
 run_case merge_equals_only_parent2 merge_equals_only_parent2
@@ -289,4 +330,5 @@ run_case criss_cross criss_cross
 run_case dates_out_of_order dates_out_of_order
 run_case merge_heavy merge_heavy
 run_case merge_with_rename merge_with_rename
+run_case merge_renamed_parent_equal_blob merge_renamed_parent_equal_blob
 finish

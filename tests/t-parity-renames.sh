@@ -264,6 +264,77 @@ rename_in_merge_parent() {
 	parity . HEAD --first-parent
 }
 
+# Generated rename choices: per scenario, 2 to 9 candidate sources, each
+# added by its own commit (so blame shows which one git picked), sharing a
+# fraction of the target's lines from a small set (ties are common), some
+# exact copies, some with the target's basename, some in other directories;
+# then one commit deletes them all and adds the target.
+RENAME_GEN='
+use strict; use warnings;
+my ($seed, $what) = @ARGV;
+my $s = $seed;
+sub rnd { $s = ($s * 1103515245 + 12345) % 2147483648; return int($s / 65536) % $_[0]; }
+my @dirs = ("d0", "d1", "d2/sub", "");
+my @bases = ("p.c", "q.c", "r.c", "s.c");
+my $len = 6 + rnd(30);
+my $width = (8, 12, 70)[rnd(3)];
+my @target = map { sprintf("%-*s\n", $width, "t$seed-$_") } 1 .. $len;
+my $tdir = $dirs[rnd(@dirs + 0)];
+my $tbase = $bases[rnd(@bases + 0)];
+my $tpath = ($tdir eq "" ? "" : "$tdir/") . "new-$seed-$tbase";
+my $n = 2 + rnd(8);
+my (@paths, @contents);
+for my $k (1 .. $n) {
+	my $kind = rnd(10);
+	my @c;
+	if ($kind == 0) {
+		@c = @target;
+	} elsif ($kind == 1) {
+		# A prefix of the target: small sources fail the size check of git.
+		@c = @target[0 .. int($#target * (0.2 + rnd(6) / 10))];
+	} elsif ($kind == 2) {
+		# The target and as much again: big sources score low.
+		@c = (@target, map { sprintf("%-*s\n", $width, "b$seed-$k-$_") }
+		    1 .. int(@target * (0.3 + rnd(10) / 10)));
+	} else {
+		my $keep = (0.3, 0.4, 0.5, 0.6, 0.6, 0.75, 0.8, 0.9)[rnd(8)];
+		for my $i (0 .. $#target) {
+			push @c, rnd(1000) < $keep * 1000 ? $target[$i]
+			    : sprintf("%-*s\n", $width, "c$seed-$k-$i");
+		}
+		push @c, sprintf("%-*s\n", $width, "x$seed-$k-$_") for 1 .. rnd(4) * rnd(3);
+	}
+	my $d = $dirs[rnd(@dirs + 0)];
+	my $b = rnd(3) == 0 ? $tbase : $bases[rnd(@bases + 0)];
+	my $p = ($d eq "" ? "" : "$d/") . "old-$seed-$k-$b";
+	# Same basename as the target: rename the file, not just prefix it.
+	$p = ($d eq "" ? "" : "$d/") . "o$seed-$k/$tbase" if rnd(3) == 0;
+	push @paths, $p;
+	push @contents, join("", @c);
+}
+sub spew { my ($p, $c) = @_; (my $d = $p) =~ s{/[^/]*$}{};
+	system("mkdir", "-p", $d) if $d ne $p;
+	open(my $f, ">", $p) or die "$p: $!"; print $f $c; close $f; }
+if ($what eq "count") { print "$n\n"; }
+elsif ($what eq "target") { unlink @paths; spew($tpath, join("", @target)); }
+else { spew($paths[$what - 1], $contents[$what - 1]); }
+'
+
+rename_fuzz() {
+	repo_new r
+	local seed k n
+	for seed in $(seq 101 150); do
+		n=$(perl -e "$RENAME_GEN" $seed count)
+		for ((k = 1; k <= n; k++)); do
+			perl -e "$RENAME_GEN" $seed $k
+			commit "scenario $seed: candidate $k"
+		done
+		perl -e "$RENAME_GEN" $seed target
+		commit "scenario $seed: delete candidates, add target"
+	done
+	parity . HEAD
+}
+
 run_case exact exact
 run_case edited edited
 run_case long_lines long_lines
@@ -274,4 +345,5 @@ run_case deleted_readded deleted_readded
 run_case converging converging
 run_case symlink_sources symlink_sources
 run_case rename_in_merge_parent rename_in_merge_parent
+run_case rename_fuzz rename_fuzz
 finish

@@ -1,6 +1,8 @@
 #!/bin/bash
-# Parity with git blame in shallow clones: the commits in .git/shallow have
-# no parents as far as blame is concerned, whatever the objects say.
+# Parity with git blame where the repository rewrites history: shallow
+# clones (the commits in .git/shallow have no parents as far as blame is
+# concerned, whatever the objects say) and replace refs (git replace
+# --graft, honoured by git blame unless GIT_NO_REPLACE_OBJECTS is set).
 . "$(dirname "$0")/lib.sh"
 
 # A source repository with a linear stretch, merges and a rename, so that a
@@ -63,6 +65,28 @@ shallow_since() {
 	parity x HEAD
 }
 
+# A graft that skips a commit, one that gives a root a parent, and a
+# replaced commit object (edited message and parents).
+replace_refs() {
+	repo_new r
+	commit_file f "one" a b
+	commit_file f "two" a b c
+	commit_file f "three" x a b c
+	commit_file g "four" g
+	git replace --graft HEAD~1 HEAD~3
+	parity . HEAD
+	git checkout -q --orphan other
+	git rm -q -r -f .
+	commit_file f "other root" x a
+	git replace --graft HEAD main
+	parity . HEAD
+	git checkout -q main
+	commit_file f "five" x a b c d
+	git replace --graft HEAD~1 HEAD~2 other
+	parity . HEAD
+}
+
 run_case shallow_depths shallow_depths
 run_case shallow_since shallow_since
+run_case replace_refs replace_refs
 finish

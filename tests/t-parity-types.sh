@@ -205,6 +205,47 @@ tab_newline_names() {
 	parity . HEAD
 }
 
+# A merge whose parents disagree on a path's type: a symlink on one side,
+# a file on the other; the result a file (or a link).
+merge_typechange() {
+	repo_new r
+	put f $(lines f 1 4)
+	put g $(lines g 1 4)
+	commit "base"
+	git checkout -q -b side
+	rm f
+	ln -s elsewhere f
+	put g $(lines g 1 4) side
+	commit "side: f becomes a link"
+	git checkout -q main
+	put f $(lines f 1 4) main
+	rm g
+	ln -s g-target g
+	commit "main: edit f, g becomes a link"
+	tick
+	git merge -q --no-edit side >/dev/null 2>&1 || true
+	rm -f f g
+	put f $(lines f 1 4) main merged
+	put g $(lines g 1 4) side
+	git add -A
+	commit_index "merge: both files"
+	parity . HEAD
+	parity . HEAD --first-parent
+}
+
+# Lines end at "\n" only: a file with bare CRs is one line.
+bare_cr() {
+	repo_new r
+	put_raw mac $'one\rtwo\rthree\r'
+	put_raw mixed $'a\rb\nc\r\n'
+	commit "base"
+	put_raw mac $'one\rtwo\rTHREE\r'
+	put_raw mixed $'a\rb\nc\r\nd\r'
+	commit "edit"
+	parity . HEAD
+	parity . HEAD -w
+}
+
 run_case empty_files empty_files
 run_case binary_files binary_files
 run_case symlinks symlinks
@@ -214,4 +255,6 @@ run_case gitlinks gitlinks
 run_case file_vs_directory file_vs_directory
 run_case odd_names odd_names
 run_case tab_newline_names tab_newline_names
+run_case merge_typechange merge_typechange
+run_case bare_cr bare_cr
 finish

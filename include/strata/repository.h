@@ -14,6 +14,23 @@ struct repository {
 	char *name;      /* a display name: the work tree's or bare dir's basename */
 	git_oid *shallow; /* commits that act as roots (.git/shallow), sorted */
 	size_t nshallow;
+	/* refs/replace/<X> -> Y, sorted by X (empty with
+	 * GIT_NO_REPLACE_OBJECTS or core.useReplaceRefs=false) */
+	struct repository_replace *replace;
+	size_t nreplace;
+	/* .git/info/grafts: commit -> parents, sorted by commit */
+	struct repository_graft *grafts;
+	size_t ngrafts;
+};
+
+struct repository_replace {
+	git_oid from, to;
+};
+
+struct repository_graft {
+	git_oid commit;
+	git_oid *parents;
+	size_t nparents;
 };
 
 /*
@@ -32,6 +49,17 @@ void repository_free(struct repository *repo);
  */
 int repository_resolve_commit(git_oid *out, struct repository *repo,
 			      const char *rev);
+
+/*
+ * The object whose content stands for `oid` (git replace), or `oid`
+ * itself. Borrowed.
+ */
+const git_oid *repository_replacement(const struct repository *repo,
+				      const git_oid *oid);
+
+/* The grafted parents of a commit, or NULL if it has no graft. */
+const struct repository_graft *repository_graft_of(
+	const struct repository *repo, const git_oid *oid);
 
 /* 1 if `oid` is listed in .git/shallow. */
 int repository_is_shallow_commit(const struct repository *repo,

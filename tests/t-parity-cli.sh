@@ -1,0 +1,65 @@
+#!/bin/bash
+# Parity through the ways of naming things on strata blame's command line:
+# revisions (tags, annotated tags, branches, abbreviated ids, ancestry), the
+# repository as a work tree, a .git directory or a bare clone, paths after
+# -- (files and directories), and any number of threads.
+. "$(dirname "$0")/lib.sh"
+
+small_repo() {
+	repo_new r
+	commit_file a "a" $(lines a 1 5)
+	commit_file d/b "b" $(lines b 1 5)
+	commit_file a "a again" $(lines a 1 3) x $(lines a 4 5)
+	tick
+	git tag -a -m "annotated" v1
+	git tag -a -m "a tag of a tag" v1-nested v1
+	commit_file d/c "c" c
+	git tag light
+	commit_file d/e/f "f" f
+	commit_file d/b "b again" $(lines b 1 5) y
+	cd ..
+}
+
+revisions() {
+	small_repo
+	local rev
+	for rev in v1 v1-nested light main main~1 HEAD^ "HEAD^{commit}" \
+		"$(git -C r rev-parse --short HEAD~2)" "$(git -C r rev-parse v1)"; do
+		parity r "$rev"
+	done
+}
+
+repository_kinds() {
+	small_repo
+	git clone -q --bare r bare.git
+	parity r/.git HEAD~1
+	parity bare.git HEAD
+	parity bare.git v1
+}
+
+paths() {
+	small_repo
+	parity r HEAD -- a
+	parity r HEAD -- d
+	parity r HEAD -- d/
+	parity r HEAD -- d/e a
+	parity r HEAD -- d/c d/b
+}
+
+# The output does not depend on the number of threads.
+jobs() {
+	small_repo
+	"$STRATA" blame r --quiet --jobs 1 >want
+	test -s want
+	local j
+	for j in 2 3 8; do
+		"$STRATA" blame r --quiet --jobs $j >got
+		cmp want got
+	done
+}
+
+run_case revisions revisions
+run_case repository_kinds repository_kinds
+run_case paths paths
+run_case jobs jobs
+finish
