@@ -694,12 +694,18 @@ static void print_table(const struct tally *t, const struct report_info *in)
 	printf("%s at %s (%.12s): %llu lines in %zu text files\n\n",
 	       in->repo_name, in->rev, in->commit,
 	       (unsigned long long)t->total_lines, t->nfiles);
-	printf("%-20s %12s %8s %9s\n", "release", "lines", "share",
-	       "commits");
+	printf("%-20s %-10s %12s %8s %9s\n", "release", "date", "lines",
+	       "share", "commits");
 	for (i = 0; i < t->nreleases; i++) {
 		const struct tally_release *r = &t->releases[i];
+		char day[16] = "-";
+		time_t when = (time_t)r->release->last_date;
+		struct tm tm;
 
-		printf("%-20s %12llu %7.2f%% %9llu\n", r->name,
+		/* The day of its last tag: the release itself, after its rcs. */
+		if (!r->unreleased && gmtime_r(&when, &tm))
+			strftime(day, sizeof(day), "%Y-%m-%d", &tm);
+		printf("%-20s %-10s %12llu %7.2f%% %9llu\n", r->name, day,
 		       (unsigned long long)r->lines, r->share,
 		       (unsigned long long)r->release->commits);
 	}

@@ -148,7 +148,37 @@ install_staged() {
 	[ -f rep/index.html ] && [ -f rep/data/files.csv ]
 }
 
+# The terminal tables: lines, shares and commits per release, old code per
+# subsystem, untouched files.
+table_numbers() {
+	repo_new r
+	put a.c a1 a2 a3
+	put c.txt c1 c2
+	commit "first"
+	git tag -a -m v1.0 v1.0
+	put a.c a1 a2 a3 a4 a5
+	mkdir -p b && put b/x.c x1 x2 x3 x4
+	commit "second"
+	git tag v1.1-rc1
+	commit_file b/y.c "third" y1
+	git tag -a -m v1.1 v1.1
+	commit_file a.c "fourth" a1 a2 a3 a4 a5 a6
+	cd ..
+	"$STRATA" table r --quiet >t.txt
+	cat t.txt
+	grep -Eq '^v1\.0 +[0-9-]+ +5 +38\.46% +1$' t.txt
+	grep -Eq '^v1\.1 +[0-9-]+ +7 +53\.85% +2$' t.txt
+	grep -Eq '^unreleased +- +1 +7\.69% +1$' t.txt
+	grep -Eq '^\. +8 +62\.50%$' t.txt
+	grep -Eq '^b +5 +0\.00%$' t.txt
+	grep -q 'files untouched since v1.0: 1 of 4 (2 lines)' t.txt
+	# --include narrows every figure.
+	"$STRATA" table r --quiet --include 'b/' >tb.txt
+	grep -q ': 5 lines in 2 text files' tb.txt
+}
+
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+run_case table_numbers table_numbers
 run_case install_staged install_staged
 run_case help_and_version help_and_version
 run_case usage_errors usage_errors
