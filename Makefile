@@ -79,7 +79,7 @@ deps:
 test: deps
 	$(MAKE) --no-print-directory strata
 	@STRATA=$(CURDIR)/strata \
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run
 
 demo: deps

@@ -1,15 +1,22 @@
 /*
  * diff_test: src/diff.c against libgit2's git_diff_buffers, which gives
  * git 2.39's hunks once both buffers lose their common tail the way git's
- * xdiff interface trims it (docs: ENGINE.md, "The diff").
+ * xdiff interface trims it (docs: ENGINE.md, "The diff"), except on lines
+ * with \v or \f: build with -DDIFF_SPACE_LIKE_LIBGIT2 to compare.
  *
  *   diff_test synth [ROUNDS]      built and random cases, with and without -w
- *   diff_test pairs GITDIR [-v]   "OLD NEW" blob ids on stdin, both modes;
- *                                 prints counts and CPU time per pair
+ *   diff_test pairs GITDIR [-v] [-t]
+ *                                 "OLD NEW" blob ids on stdin, both modes;
+ *                                 prints counts and CPU time per pair (-t:
+ *                                 each also a second time, caches warm)
+ *   diff_test hunks A B [-w]      our hunks for two files, one a line
+ *   diff_test gen DIR COUNT       pairs of texts with \v and \f lines
  *
+ * DIFF_TEST_DUMP=DIR keeps both buffers of every mismatch in DIR.
  * Exit 0 when every hunk list is the same, 1 on a mismatch, 2 on misuse.
  */
 #include <git2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +86,7 @@ static int oracle(struct diff_result *r, const char *a, size_t alen,
 /* ---- comparing -------------------------------------------------------- */
 
 static struct diff_result ours, theirs;
-static unsigned long compared, mismatched;
+static unsigned long compared, mismatched, with_vf;
 
 static void show(const char *who, const struct diff_result *r)
 {
@@ -110,11 +117,27 @@ static void dump(const char *name, const char *which, const char *p,
 	}
 }
 
+static uint32_t naive_lines(const char *p, size_t n)
+{
+	uint32_t k = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		k += p[i] == '\n';
+	return k + (n && p[n - 1] != '\n');
+}
+
 /* Both ways on one pair and mode; returns 0 when they agree. */
 static int check(const char *name, const char *a, size_t alen,
 		 const char *b, size_t blen, unsigned flags)
 {
 	int rc = diff_buffers(&ours, a, alen, b, blen, flags);
+
+	if (diff_count_lines(a, alen) != naive_lines(a, alen) ||
+	    diff_count_lines(b, blen) != naive_lines(b, blen)) {
+		fprintf(stderr, "%s: diff_count_lines is wrong\n", name);
+		mismatched++;
+	}
 
 	if (rc < 0 || oracle(&theirs, a, alen, b, blen, flags) < 0) {
 		fprintf(stderr, "%s: a diff failed (%d)\n", name, rc);
@@ -127,6 +150,10 @@ static int check(const char *name, const char *a, size_t alen,
 				ours.n * sizeof(*ours.hunks))))
 		return 0;
 	mismatched++;
+	/* where git and libgit2 disagree (see the top of src/diff.c) */
+	if (memchr(a, '\v', alen) || memchr(a, '\f', alen) ||
+	    memchr(b, '\v', blen) || memchr(b, '\f', blen))
+		with_vf++;
 	fprintf(stderr, "MISMATCH %s%s (%zu and %zu bytes)\n", name,
 		flags ? " -w" : "", alen, blen);
 	show("ours", &ours);
@@ -162,6 +189,8 @@ struct text {
 
 static void put(struct text *t, const char *s, size_t n)
 {
+	if (!n)
+		return;
 	if (t->n + n + 1 > t->cap) {
 		t->cap = (t->n + n + 1) * 2;
 		t->p = realloc(t->p, t->cap);
@@ -183,7 +212,8 @@ static const char *const vocab[] = {
 	"\t\tbar();\n", "\t}\n", "\treturn 0;\n", "int a;\n", "x\n", "x\n",
 	"/* comment */\n", "static int f(void)\n", "    spaced();\n",
 	"\t\t}\n", "  \t \n", "\tfoo( );\n", "\t foo();\n", "x\r\n",
-	"end\n", "\v\n", "\f\n", "\f}\n", " \f x\n"
+	"end\n", "\v\n", "\f\n", "\f}\n", " \f x\n", "\t\t\t\tdeep();\n",
+	"\t\t\t\t\t}\n", "                          far();\n"
 };
 #define NVOCAB (sizeof(vocab) / sizeof(*vocab))
 
@@ -515,16 +545,168 @@ static void slide_cases(unsigned rounds)
 	}
 }
 
+/*
+ * Short texts from a few lines that are equal but for whitespace: the
+ * equal ends of -w reach past the equal bytes, into either side.
+ */
+static void ws_cases(unsigned rounds)
+{
+	static const char *const ws[] = {
+		"a\n", "a \n", " a\n", "\ta\n", "b\n", " b\n", "\n", " \n",
+		"a b\n", "ab\n", "a", " a", "\r\n", "a\r\n"
+	};
+	unsigned r, i, side;
+
+	for (r = 0; r < rounds; r++) {
+		struct text t[2] = { { 0 }, { 0 } };
+		char name[64];
+		unsigned common = rnd(6), spread = 2 + rnd(12);
+
+		for (side = 0; side < 2; side++) {
+			unsigned n = rnd(6);
+
+			for (i = 0; i < n; i++)
+				puts_(&t[side], ws[rnd(spread)]);
+			for (i = 0; i < common; i++)
+				puts_(&t[side], i % 2 ? "b\n" : "c\n");
+			seed ^= side ? 0 : 0x9e37;
+		}
+		snprintf(name, sizeof(name), "ws-%u", r);
+		check_both(name, t[0].p, t[0].n, t[1].p, t[1].n);
+		free(t[0].p);
+		free(t[1].p);
+	}
+}
+
+/*
+ * One line repeated, some copies more on one side, between a few lines
+ * of other indentations (or none, at the start or end of the file): the
+ * group slides over the whole run, and the indent heuristic weighs every
+ * place, near the limits on how far it looks (MAX_SLIDING) too.
+ */
+static void far_slide_cases(unsigned rounds)
+{
+	static const char *const lines[] = {
+		"a\n", "\n", "\tb\n", "\t\tc\n", "\t\t\td\n", "\t\t\t\te\n",
+		"    f\n", "        g\n", "  \t  h\n", "}\n", "\t}\n", " \n",
+		"\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\ti\n"
+	};
+	const unsigned nl = sizeof(lines) / sizeof(*lines);
+	unsigned r, i;
+
+	for (r = 0; r < rounds; r++) {
+		struct text a = { 0 }, b = { 0 };
+		const char *rep = lines[rnd(nl)];
+		unsigned run = 1 + rnd(130), more = 1 + rnd(150);
+		unsigned pre = rnd(4), post = rnd(4);
+		char name[64];
+
+		for (i = 0; i < pre; i++) {
+			const char *l = lines[rnd(nl)];
+
+			puts_(&a, l);
+			puts_(&b, l);
+		}
+		for (i = 0; i < run; i++) {
+			puts_(&a, rep);
+			puts_(&b, rep);
+		}
+		for (i = 0; i < more; i++)
+			puts_(&b, rep);
+		for (i = 0; i < post; i++) {
+			const char *l = lines[rnd(nl)];
+
+			puts_(&a, l);
+			puts_(&b, l);
+		}
+		snprintf(name, sizeof(name), "far-slide-%u", r);
+		if (rnd(2))
+			check_both(name, a.p, a.n, b.p, b.n);
+		else
+			check_both(name, b.p, b.n, a.p, a.n);
+		free(a.p);
+		free(b.p);
+	}
+}
+
+/*
+ * diff_buffers() runs on several threads at once in strata, each with its
+ * own context: the same diffs on four threads must agree with one.
+ */
+#define NSHARED 200
+
+static struct text shared[NSHARED][2];
+static struct diff_result shared_want[NSHARED];
+
+static void *diff_all(void *arg)
+{
+	struct diff_result r = { 0 };
+	long bad = 0;
+	int i, k;
+
+	(void)arg;
+	for (k = 0; k < 5; k++) {
+		for (i = 0; i < NSHARED; i++) {
+			const struct diff_result *w = &shared_want[i];
+
+			if (diff_buffers(&r, shared[i][0].p, shared[i][0].n,
+					 shared[i][1].p, shared[i][1].n,
+					 (unsigned)i % 2) < 0 || r.n != w->n ||
+			    (r.n && memcmp(r.hunks, w->hunks,
+					   r.n * sizeof(*r.hunks))))
+				bad++;
+		}
+	}
+	diff_result_release(&r);
+	return (void *)bad;
+}
+
+static void thread_cases(void)
+{
+	pthread_t t[4];
+	int i;
+
+	for (i = 0; i < NSHARED; i++) {
+		/* small ones, and now and then a big one */
+		random_text(&shared[i][0], i % 25 ? rnd(300) : 5000 + rnd(20000),
+			    2 + rnd(NVOCAB));
+		edit(&shared[i][1], &shared[i][0], 20 + rnd(100), NVOCAB);
+		diff_buffers(&shared_want[i], shared[i][0].p, shared[i][0].n,
+			     shared[i][1].p, shared[i][1].n, (unsigned)i % 2);
+	}
+	for (i = 0; i < 4; i++)
+		if (pthread_create(&t[i], NULL, diff_all, NULL))
+			abort();
+	for (i = 0; i < 4; i++) {
+		void *bad;
+
+		pthread_join(t[i], &bad);
+		if (bad) {
+			fprintf(stderr, "threads: %ld diffs differ\n",
+				(long)bad);
+			mismatched++;
+		}
+	}
+	for (i = 0; i < NSHARED; i++) {
+		free(shared[i][0].p);
+		free(shared[i][1].p);
+		diff_result_release(&shared_want[i]);
+	}
+}
+
 static int synth(unsigned rounds)
 {
 	fixed_cases();
+	ws_cases(rounds * 40);
 	random_cases(rounds * 20);
 	tail_cases(rounds * 2);
 	slide_cases(rounds * 10);
+	far_slide_cases(rounds * 20);
 	discard_cases(rounds / 2 + 2);
 	scatter_cases(rounds / 5 + 2);
 	big_cases(rounds / 5 + 4);
 	long_cases(rounds / 10 + 2);
+	thread_cases();
 	printf("synth: %lu diffs compared, %lu mismatches\n", compared,
 	       mismatched);
 	return mismatched ? 1 : 0;
@@ -540,39 +722,59 @@ static double cpu_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-#define BATCH 128
+#define BATCH 16
 
 struct pair {
 	git_blob *a, *b;
 	char name[90];
 };
 
-static double t_ours[2], t_theirs[2];
+static double t_ours[4], t_theirs[4];
+static int timing_runs = 2;
 static unsigned long npairs;
+
+/* Time one implementation over a batch, in CPU seconds. */
+static double time_batch(struct pair *p, int n, unsigned flags, int which)
+{
+	double t0 = cpu_now();
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const char *a = git_blob_rawcontent(p[i].a);
+		const char *b = git_blob_rawcontent(p[i].b);
+		size_t an = (size_t)git_blob_rawsize(p[i].a);
+		size_t bn = (size_t)git_blob_rawsize(p[i].b);
+
+		if (which)
+			oracle(&theirs, a, an, b, bn, flags);
+		else
+			diff_buffers(&ours, a, an, b, bn, flags);
+	}
+	return cpu_now() - t0;
+}
 
 static void run_batch(struct pair *p, int n)
 {
+	static unsigned turn;
 	unsigned flags[2] = { 0, DIFF_IGNORE_WHITESPACE };
 	int f, i;
 
 	for (f = 0; f < 2; f++) {
-		double t0 = cpu_now(), t1, t2;
+		/*
+		 * Each in turn goes first on the freshly loaded batch (the
+		 * second finds warmer caches), then both run it again.
+		 */
+		int first = (int)(turn++ % 2), r;
 
-		for (i = 0; i < n; i++)
-			diff_buffers(&ours, git_blob_rawcontent(p[i].a),
-				     (size_t)git_blob_rawsize(p[i].a),
-				     git_blob_rawcontent(p[i].b),
-				     (size_t)git_blob_rawsize(p[i].b),
-				     flags[f]);
-		t1 = cpu_now();
-		for (i = 0; i < n; i++)
-			oracle(&theirs, git_blob_rawcontent(p[i].a),
-			       (size_t)git_blob_rawsize(p[i].a),
-			       git_blob_rawcontent(p[i].b),
-			       (size_t)git_blob_rawsize(p[i].b), flags[f]);
-		t2 = cpu_now();
-		t_ours[f] += t1 - t0;
-		t_theirs[f] += t2 - t1;
+		for (r = 0; r < timing_runs; r++) {
+			int which = (first + r) % 2;
+			double t = time_batch(p, n, flags[f], which);
+
+			if (which)
+				t_theirs[f + 2 * (r / 2)] += t;
+			else
+				t_ours[f + 2 * (r / 2)] += t;
+		}
 		for (i = 0; i < n; i++)
 			check(p[i].name, git_blob_rawcontent(p[i].a),
 			      (size_t)git_blob_rawsize(p[i].a),
@@ -586,12 +788,19 @@ static void run_batch(struct pair *p, int n)
 	npairs += (unsigned long)n;
 }
 
-static int pairs(const char *gitdir, int verbose)
+static int pairs(const char *gitdir, int argc, char **argv)
 {
 	static struct pair batch[BATCH];
 	git_repository *repo;
 	char l[256], x[64], y[64];
-	int n = 0;
+	int n = 0, i, verbose = 0;
+
+	for (i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "-v"))
+			verbose = 1;
+		else if (!strcmp(argv[i], "-t"))
+			timing_runs = 4;
+	}
 
 	if (git_repository_open_bare(&repo, gitdir) < 0) {
 		fprintf(stderr, "unable to open '%s'\n", gitdir);
@@ -614,20 +823,109 @@ static int pairs(const char *gitdir, int verbose)
 		if (++n == BATCH) {
 			run_batch(batch, n);
 			n = 0;
-			if (verbose && npairs % 4096 == 0)
+			if (verbose && npairs % 4096 < BATCH)
 				fprintf(stderr, "%lu pairs\n", npairs);
 		}
 	}
 	run_batch(batch, n);
 	git_repository_free(repo);
 	printf("pairs: %lu pairs, %lu diffs compared (with and without -w), "
-	       "%lu mismatches\n", npairs, compared, mismatched);
-	if (npairs)
-		printf("cpu us/pair: ours %.1f (-w %.1f), libgit2 %.1f "
-		       "(-w %.1f)\n", t_ours[0] * 1e6 / npairs,
-		       t_ours[1] * 1e6 / npairs, t_theirs[0] * 1e6 / npairs,
-		       t_theirs[1] * 1e6 / npairs);
+	       "%lu mismatches (%lu with \\v or \\f)\n", npairs, compared,
+	       mismatched, with_vf);
+	for (i = 0; npairs && i < timing_runs; i += 2)
+		printf("cpu us/pair, %s: ours %.1f (-w %.1f), libgit2 %.1f "
+		       "(-w %.1f)\n", i ? "second run" : "first run",
+		       t_ours[i] * 1e6 / npairs, t_ours[i + 1] * 1e6 / npairs,
+		       t_theirs[i] * 1e6 / npairs,
+		       t_theirs[i + 1] * 1e6 / npairs);
 	return mismatched ? 1 : 0;
+}
+
+/* ---- against git itself ---------------------------------------------- */
+
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	char *p = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (*n + 65536 > cap) {
+			cap = (*n + 65536) * 2;
+			p = realloc(p, cap);
+			if (!p)
+				abort();
+		}
+		size_t got = fread(p + *n, 1, cap - *n, f);
+
+		if (!got)
+			break;
+		*n += got;
+	}
+	fclose(f);
+	return p;
+}
+
+/* Print our hunks for two files, as "OLD_START OLD_COUNT NEW_START ...". */
+static int hunks(const char *x, const char *y, unsigned flags)
+{
+	size_t an, bn, i;
+	char *a = slurp(x, &an), *b = slurp(y, &bn);
+
+	if (!a || !b || diff_buffers(&ours, a, an, b, bn, flags) < 0) {
+		fprintf(stderr, "unable to diff '%s' and '%s'\n", x, y);
+		return 2;
+	}
+	for (i = 0; i < ours.n; i++)
+		printf("%u %u %u %u\n", ours.hunks[i].old_start,
+		       ours.hunks[i].old_count, ours.hunks[i].new_start,
+		       ours.hunks[i].new_count);
+	free(a);
+	free(b);
+	return 0;
+}
+
+/*
+ * Write pairs of texts full of lines with \v and \f, which git's xdiff
+ * and libgit2's do not take for the same (git: not whitespace), for the
+ * test script to diff with git.
+ */
+static int gen(const char *dir, unsigned count)
+{
+	static const char *const ff[] = {
+		"\f\n", "\v\n", "\t\f\n", "\f}\n", "\fx\n", " \v y\n",
+		"\n", "\tx();\n", "}\n", "{\n", "\t\ty();\n", "z\n",
+		"\t\fz\n"
+	};
+	unsigned r;
+
+	for (r = 0; r < count; r++) {
+		struct text t[2] = { { 0 }, { 0 } };
+		char path[4096];
+		unsigned n = 3 + rnd(40), i;
+
+		for (i = 0; i < n; i++)
+			puts_(&t[0], ff[rnd(sizeof(ff) / sizeof(*ff))]);
+		edit(&t[1], &t[0], 60 + rnd(100), 6);
+		for (i = rnd(4); i > 0; i--)
+			puts_(&t[1], ff[rnd(7)]);
+		for (i = 0; i < 2; i++) {
+			FILE *f;
+
+			snprintf(path, sizeof(path), "%s/%u.%c", dir, r,
+				 i ? 'b' : 'a');
+			f = fopen(path, "wb");
+			if (!f)
+				return 2;
+			fwrite(t[i].p, 1, t[i].n, f);
+			fclose(f);
+			free(t[i].p);
+		}
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -638,10 +936,17 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "synth"))
 		rc = synth(argc > 2 ? (unsigned)atoi(argv[2]) : 50);
 	else if (argc >= 3 && !strcmp(argv[1], "pairs"))
-		rc = pairs(argv[2], argc > 3 && !strcmp(argv[3], "-v"));
+		rc = pairs(argv[2], argc, argv);
+	else if (argc >= 4 && !strcmp(argv[1], "hunks"))
+		rc = hunks(argv[2], argv[3], argc > 4 ?
+			   DIFF_IGNORE_WHITESPACE : 0);
+	else if (argc == 4 && !strcmp(argv[1], "gen"))
+		rc = gen(argv[2], (unsigned)atoi(argv[3]));
 	else
 		fprintf(stderr, "usage: diff_test synth [ROUNDS] | "
-				"diff_test pairs GITDIR [-v]\n");
+				"diff_test pairs GITDIR [-v] [-t] | "
+				"diff_test hunks A B [-w] | "
+				"diff_test gen DIR COUNT\n");
 	diff_result_release(&ours);
 	diff_result_release(&theirs);
 	git_libgit2_shutdown();

@@ -1,0 +1,104 @@
+#!/bin/bash
+# diff: src/diff.c (our own xdiff) against libgit2's git_diff_buffers and
+# against git itself (tests/unit/diff_test.c).
+#
+# libgit2 1.5 gives git 2.39's hunks after the same tail trim, except on
+# lines with \v or \f: its xdiff takes them for whitespace (the C library's
+# isspace), git's does not, and strata follows git. So the comparison with
+# libgit2 builds diff.c with DIFF_SPACE_LIKE_LIBGIT2 and must match exactly:
+# synthetic cases (sliders, repeats, blank lines, CRLF, no final newline,
+# empty sides, -w, big repetitive and 20k+ line texts), every modified blob
+# pair of this repository and a fixed sample of the tmux and git mirrors
+# (their last 4000 commits) when they are there. The build as shipped is then checked against
+# `git diff -U0` on texts full of \v and \f.
+#
+# DIFF_PAIRS=N sets the size of each mirror's sample (default 1000).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-diff-unit.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+	echo "t-diff-unit: $*" >&2
+	exit 1
+}
+
+command -v pkg-config >/dev/null || fail "pkg-config is missing"
+pkg-config --exists libgit2 || fail "libgit2 (pkg-config) is missing"
+command -v git >/dev/null || fail "git is missing"
+
+san=
+[ "${SAN:-0}" = 1 ] && san="-fsanitize=address,undefined -fno-omit-frame-pointer"
+build() {
+	# shellcheck disable=SC2046,SC2086
+	${CC:-cc} -std=c11 -Wall -Wextra -Werror -O2 -g -pthread $san \
+		-D_GNU_SOURCE \
+		"$@" -I"$root/include" $(pkg-config --cflags libgit2) \
+		"$root/tests/unit/diff_test.c" "$root/src/diff.c" \
+		"$root/src/error.c" $(pkg-config --libs libgit2) \
+		2>"$tmp/cc.log" || { cat "$tmp/cc.log" >&2; fail "build failed"; }
+}
+build -DDIFF_SPACE_LIKE_LIBGIT2 -o "$tmp/vs_libgit2"
+build -o "$tmp/vs_git"
+
+"$tmp/vs_libgit2" synth 30 || fail "synthetic cases differ from libgit2"
+
+# Modified blob pairs of a history: "OLD NEW", first seen first (of the
+# last $2 commits only, if given).
+pairs() {
+	git -C "$1" log --raw --no-abbrev --no-renames -m --format= \
+		${2:+--max-count="$2"} |
+		awk '$1 != ":160000" && $2 != "160000" && $5 == "M" &&
+		     !seen[$3 " " $4]++ { print $3, $4 }'
+}
+
+# A sample spread over the whole history, the same every run.
+sample() {
+	awk -v n="$1" '{ l[NR] = $0 }
+		END { step = NR > n ? NR / n : 1
+		      for (i = 1; i <= NR && i <= n * step; i += step)
+			print l[int(i)] }'
+}
+
+gitdir=$(git -C "$root" rev-parse --git-dir 2>/dev/null || true)
+if [ -n "$gitdir" ]; then
+	gitdir=$(cd "$root" && cd "$gitdir" && pwd)
+	pairs "$gitdir" >"$tmp/own.pairs"
+	"$tmp/vs_libgit2" pairs "$gitdir" <"$tmp/own.pairs" ||
+		fail "this repository's history differs from libgit2"
+fi
+n=${DIFF_PAIRS:-1000}
+for m in tmux+tmux git+git; do
+	repo=/work/.mirror/$m/repo
+	[ -d "$repo" ] || continue
+	pairs "$repo" 4000 | sample "$n" >"$tmp/$m.pairs"
+	"$tmp/vs_libgit2" pairs "$repo" <"$tmp/$m.pairs" ||
+		fail "$m's history differs from libgit2"
+done
+
+# The build as shipped against git on \v and \f.
+mkdir "$tmp/ff" "$tmp/home"
+"$tmp/vs_git" gen "$tmp/ff" 150 || fail "unable to write the form feed cases"
+export HOME=$tmp/home GIT_CONFIG_NOSYSTEM=1
+checked=0
+for a in "$tmp"/ff/*.a; do
+	b=${a%.a}.b
+	for w in "" -w; do
+		# @@ -S[,C] +S[,C] @@ to 0-based starts, as diff_test prints
+		git diff --no-index --no-color --text -U0 $w "$a" "$b" |
+			sed -n 's/^@@ -\([0-9,]*\) +\([0-9,]*\) @@.*/\1 \2/p' |
+			awk '{ split($1, o, ","); split($2, n, ",")
+			       oc = 2 in o ? o[2] : 1; nc = 2 in n ? n[2] : 1
+			       print (oc ? o[1] - 1 : o[1]), oc,
+				     (nc ? n[1] - 1 : n[1]), nc }' \
+				>"$tmp/git.out"
+		"$tmp/vs_git" hunks "$a" "$b" $w >"$tmp/ours.out" ||
+			fail "unable to diff ${a##*/}"
+		cmp -s "$tmp/git.out" "$tmp/ours.out" ||
+			fail "${a##*/} $w: hunks differ from git's"
+		checked=$((checked + 1))
+	done
+done
+echo "t-diff-unit: ok ($checked diffs with vertical tabs and form feeds match git)"
