@@ -5,34 +5,15 @@
 # stderr, and a clear failure when the font is missing.
 set -eu
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-chart.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-	echo "t-chart: $*" >&2
-	exit 1
-}
-
-pkgs="cairo pangocairo libpng libgit2"
-pkg-config --exists $pkgs || fail "missing pkg-config packages: $pkgs"
+# shellcheck source=tests/unit-lib.sh
+. "$(dirname "$0")/unit-lib.sh"
+# make test SAN=1: under ASan/UBSan. fontconfig leaks a little of what it
+# parses from its configuration, which is not ours to fix (tests/lsan.supp).
+unit_setup t-chart
 command -v xmllint >/dev/null || fail "xmllint not found (libxml2-utils)"
 
-# make test SAN=1: under ASan/UBSan. fontconfig leaks a little of what it
-# parses from its configuration, which is not ours to fix.
-san=
-if [ "${SAN:-}" = 1 ]; then
-	san="-fsanitize=address,undefined -fno-omit-frame-pointer"
-	san="$san -fno-sanitize-recover=undefined"
-	echo "leak:libfontconfig.so" >"$tmp/lsan.supp"
-	export LSAN_OPTIONS="suppressions=$tmp/lsan.supp:print_suppressions=0"
-fi
-
-cc -std=c11 -O1 -g -pthread $san -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-I"$root/include" $(pkg-config --cflags $pkgs) \
-	-o "$tmp/chart_test" "$root/tests/unit/chart_test.c" \
-	"$root/src/chart.c" "$root/src/error.c" "$root/src/tally.c" \
-	$(pkg-config --libs $pkgs) -lm || fail "chart_test does not build"
+unit_build "$tmp/chart_test" "cairo pangocairo libpng libgit2" \
+	tests/unit/chart_test.c src/chart.c src/error.c src/tally.c
 
 # The checks; the library must print nothing.
 mkdir "$tmp/check"

@@ -4,39 +4,13 @@
 # (python3's json and csv modules, or jq) when they are installed.
 set -eu
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-data.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-export LC_ALL=C TZ=UTC
-CC=${CC:-cc}
-command -v "${CC%% *}" >/dev/null || fail "no C compiler ($CC)"
-command -v pkg-config >/dev/null || fail "pkg-config is missing"
-pkg-config --exists libgit2 || fail "libgit2 (pkg-config) is missing"
-for f in data releases history repository error; do
-	[ -f "$root/src/$f.c" ] || fail "src/$f.c is missing"
-done
-
+# shellcheck source=tests/unit-lib.sh
+. "$(dirname "$0")/unit-lib.sh"
 # Sanitizers when this compiler and machine can run them.
-san=
-echo 'int main(void){return 0;}' >"$tmp/san.c"
-if "$CC" -fsanitize=address,undefined "$tmp/san.c" -o "$tmp/san" \
-	2>/dev/null && "$tmp/san" 2>/dev/null; then
-	san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-fi
+unit_setup t-data-unit --san-auto
 probe=$tmp/data_test
-# shellcheck disable=SC2046,SC2086
-"$CC" -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -g $san \
-	-I"$root/include" $(pkg-config --cflags libgit2) -o "$probe" \
-	"$root/tests/unit/data_test.c" "$root/src/data.c" \
-	"$root/src/releases.c" "$root/src/history.c" "$root/src/repository.c" \
-	"$root/src/error.c" \
-	$(pkg-config --libs libgit2) -lm || fail "unable to build the probe"
+unit_build "$probe" libgit2 tests/unit/data_test.c src/data.c \
+	src/releases.c src/history.c src/repository.c src/error.c
 
 mkdir "$tmp/out"
 "$probe" "$tmp/out" || fail "byte-exact checks"

@@ -15,33 +15,17 @@
 # DIFF_PAIRS=N sets the size of each mirror's sample (default 1000).
 set -eu
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-diff-unit.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-	echo "t-diff-unit: $*" >&2
-	exit 1
-}
-
-command -v pkg-config >/dev/null || fail "pkg-config is missing"
-pkg-config --exists libgit2 || fail "libgit2 (pkg-config) is missing"
+# shellcheck source=tests/unit-lib.sh
+. "$(dirname "$0")/unit-lib.sh"
+unit_setup t-diff-unit
 command -v git >/dev/null || fail "git is missing"
 
-san=
-[ "${SAN:-0}" = 1 ] && san="-fsanitize=address,undefined -fno-omit-frame-pointer"
 build() {
-	# shellcheck disable=SC2046,SC2086
-	${CC:-cc} -std=c11 -Wall -Wextra -Werror -O2 -g -pthread $san \
-		-D_GNU_SOURCE \
-		"$@" -I"$root/include" $(pkg-config --cflags libgit2) \
-		"$root/tests/unit/diff_test.c" "$root/src/diff.c" \
-		"$root/src/error.c" $(pkg-config --libs libgit2) \
-		2>"$tmp/cc.log" || { cat "$tmp/cc.log" >&2; fail "build failed"; }
+	unit_build "$1" libgit2 -O2 "${@:2}" tests/unit/diff_test.c \
+		src/diff.c src/error.c
 }
-build -DDIFF_SPACE_LIKE_LIBGIT2 -o "$tmp/vs_libgit2"
-build -o "$tmp/vs_git"
+build "$tmp/vs_libgit2" -DDIFF_SPACE_LIKE_LIBGIT2
+build "$tmp/vs_git"
 
 "$tmp/vs_libgit2" synth 30 || fail "synthetic cases differ from libgit2"
 

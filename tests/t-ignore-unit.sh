@@ -18,12 +18,12 @@
 # Needs cc, git, perl and libgit2 (pkg-config). Exit 0 when all pass.
 set -eu
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/strata-ignore.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-
-export LC_ALL=C TZ=UTC HOME=$work/home
+# shellcheck source=tests/unit-lib.sh
+. "$(dirname "$0")/unit-lib.sh"
+# Sanitizers when this compiler and machine can run them.
+unit_setup t-ignore-unit --san-auto
+work=$tmp
+export HOME=$work/home
 export GIT_CONFIG_NOSYSTEM=1 GIT_MERGE_AUTOEDIT=no GIT_TERMINAL_PROMPT=0
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY \
 	GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_CONFIG GIT_CONFIG_PARAMETERS \
@@ -46,39 +46,12 @@ cat >"$HOME/.gitconfig" <<'EOF'
 	auto = 0
 EOF
 
-die() {
-	echo "t-ignore-unit: $*" >&2
-	exit 1
-}
-
-CC=${CC:-cc}
-command -v "$CC" >/dev/null || die "no C compiler ($CC)"
-command -v git >/dev/null || die "git not found"
-command -v perl >/dev/null || die "perl not found"
-libs=$(pkg-config --libs libgit2 2>/dev/null) ||
-	die "libgit2 not found by pkg-config (make deps)"
-cflags=$(pkg-config --cflags libgit2)
-[ -f "$root/src/diff.c" ] || die "src/diff.c is missing"
-
-# Sanitizers when this compiler and machine can run them.
-san=
-echo 'int main(void){return 0;}' >"$work/probe.c"
-if "$CC" -fsanitize=address,undefined "$work/probe.c" -o "$work/probe" \
-	2>/dev/null && "$work/probe" 2>/dev/null; then
-	san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-fi
-build() {
-	local out=$1
-	shift
-	# shellcheck disable=SC2086
-	"$CC" -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -g $san \
-		-I"$root/include" $cflags -o "$out" "$@" $libs ||
-		die "cannot build $out"
-}
-build "$work/ignore_test" "$root/tests/unit/ignore_test.c" \
-	"$root/src/ignore.c" "$root/src/error.c"
-build "$work/xcheck" "$root/tests/unit/ignore_xcheck.c" \
-	"$root/src/ignore.c" "$root/src/diff.c" "$root/src/error.c"
+command -v git >/dev/null || fail "git not found"
+command -v perl >/dev/null || fail "perl not found"
+unit_build "$work/ignore_test" libgit2 tests/unit/ignore_test.c \
+	src/ignore.c src/error.c
+unit_build "$work/xcheck" libgit2 tests/unit/ignore_xcheck.c \
+	src/ignore.c src/diff.c src/error.c
 
 xdiff=()
 [ "${IGNORE_XCHECK_DIFF:-}" = libgit2 ] && xdiff=(--libgit2)

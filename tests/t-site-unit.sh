@@ -6,52 +6,19 @@
 # hand-made tally two levels deep, with names no repository fixture has).
 set -eu
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-site-unit.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-export LC_ALL=C TZ=UTC
-CC=${CC:-cc}
-CXX=${CXX:-c++}
-pkgs="libgit2 cairo pangocairo libpng libctemplate"
-# shellcheck disable=SC2086
-pkg-config --exists $pkgs || fail "missing libraries ($pkgs)"
-
-san=
-echo 'int main(void){return 0;}' >"$tmp/san.c"
-if "$CC" -fsanitize=address,undefined "$tmp/san.c" -o "$tmp/san" \
-	2>/dev/null && "$tmp/san" 2>/dev/null; then
-	san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-	# fontconfig keeps its caches to the end; not ours to free.
-	echo 'leak:libfontconfig' >"$tmp/lsan.supp"
-	export LSAN_OPTIONS=suppressions=$tmp/lsan.supp:print_suppressions=0
-fi
-# shellcheck disable=SC2086
-read -ra pkg_cflags <<<"$(pkg-config --cflags $pkgs)"
-# shellcheck disable=SC2086
-read -ra pkg_libs <<<"$(pkg-config --libs $pkgs)"
-read -ra san_flags <<<"$san"
-flags=(-Wall -Wextra -Werror -D_GNU_SOURCE '-DSTRATA_VERSION="test"' -O1 -g
-	"${san_flags[@]}" "-I$root/include" "${pkg_cflags[@]}")
-objs=()
+# shellcheck source=tests/unit-lib.sh
+. "$(dirname "$0")/unit-lib.sh"
+# fontconfig keeps its caches to the end; not ours to free (tests/lsan.supp).
+unit_setup t-site-unit --san-auto
+# Every module but main.c; the objects are built once for both programs.
+srcs=()
 for f in "$root"/src/*.c; do
-	[ "${f##*/}" = main.c ] && continue
-	o=$tmp/$(basename "$f" .c).o
-	"$CC" -std=c11 "${flags[@]}" -c -o "$o" "$f" || fail "unable to build $f"
-	objs+=("$o")
+	[ "${f##*/}" = main.c ] || srcs+=("$f")
 done
-"$CXX" -std=c++17 "${flags[@]}" -c -o "$tmp/template.o" \
-	"$root/src/template.cc" || fail "unable to build src/template.cc"
 for t in template_test site_test; do
-	"$CC" -std=c11 "${flags[@]}" -c -o "$tmp/$t.o" "$root/tests/unit/$t.c" &&
-		"$CXX" "${san_flags[@]}" -o "$tmp/$t" "$tmp/$t.o" "${objs[@]}" \
-			"$tmp/template.o" "${pkg_libs[@]}" -lm ||
-		fail "unable to build $t"
+	unit_build "$tmp/$t" "libgit2 cairo pangocairo libpng libctemplate" \
+		'-DSTRATA_VERSION="test"' "tests/unit/$t.c" "${srcs[@]}" \
+		src/template.cc
 done
 
 mkdir "$tmp/tpl"
