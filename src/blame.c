@@ -547,20 +547,20 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 	const uint32_t *par = history_parents(E->h, c);
 	struct entry *e = &p->node->e[p->index];
 	struct version *sg[64], **sgp = sg, *share = NULL, *v = NULL;
-	unsigned char present[64], *tc = present;
+	unsigned char present_buf[64], *present = present_buf;
 	uint32_t i, np = hc->nparents, k;
 	int rc = 0;
 
 	if (np > 64) {
 		sgp = calloc(np, sizeof(*sgp));
-		tc = calloc(np, 1);
-		if (!sgp || !tc) {
+		present = calloc(np, 1);
+		if (!sgp || !present) {
 			rc = error_oom();
 			goto done;
 		}
 	}
 	memset(sgp, 0, np * sizeof(*sgp));
-	memset(tc, 0, np);
+	memset(present, 0, np);
 	/* Pass 0: the same path in each parent. */
 	for (i = 0; i < np && !share; i++) {
 		const struct entry *pe = lookup_path(E->roots[par[i]], p->path);
@@ -571,7 +571,7 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 		 * Present in any form, the path is no rename target in this
 		 * parent: a type change gives no origin at all.
 		 */
-		tc[i] = 1;
+		present[i] = 1;
 		if (kind_of(pe->mode) != K_FILE)
 			continue;
 		if (git_oid_equal(&pe->oid, &e->oid)) {
@@ -588,7 +588,7 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 	for (i = 0; i < np && !share; i++) {
 		int idx = -1;
 
-		if (sgp[i] || tc[i])
+		if (sgp[i] || present[i])
 			continue;
 		if (!del[i].ready) {
 			rc = collect_deleted(E, &del[i], E->roots[par[i]],
@@ -653,8 +653,8 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 done:
 	if (sgp != sg)
 		free(sgp);
-	if (tc != present)
-		free(tc);
+	if (present != present_buf)
+		free(present);
 	return rc;
 }
 
