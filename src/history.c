@@ -145,6 +145,15 @@ done:
 int history_load(struct history **out, struct repository *repo,
 		 const git_oid *tip, int first_parent)
 {
+	return history_load_progress(out, repo, tip, first_parent, NULL, NULL);
+}
+
+int history_load_progress(struct history **out, struct repository *repo,
+			  const git_oid *tip, int first_parent,
+			  void (*progress)(const char *stage, size_t done,
+					   size_t total, void *payload),
+			  void *payload)
+{
 	struct loader L = {0};
 	struct history *h = NULL;
 	uint32_t *rparents = NULL, *order = NULL, *pos = NULL;
@@ -157,6 +166,8 @@ int history_load(struct history **out, struct repository *repo,
 		goto done;
 	/* Breadth-first over parents; every commit read once. */
 	for (i = 0; i < L.n; i++) {
+		if (progress && i % 4096 == 0)
+			progress("commits", i, 0, payload);
 		for (j = 0; j < L.raw[i].nparents; j++) {
 			/* A copy: add_commit() may move the pool. */
 			git_oid p = L.pool[L.raw[i].first_parent_oid + j];

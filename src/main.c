@@ -301,6 +301,12 @@ static void progress_cb(const char *stage, size_t done, size_t total,
 		p->stage = stage;
 		clock_gettime(CLOCK_MONOTONIC, &p->start);
 	}
+	if (!total) {
+		/* Counting what is not known in advance: no bar, no ETA. */
+		fprintf(stderr, "\r%-8s %zu %-40s", stage, done, "");
+		p->drawn = 1;
+		return;
+	}
 	frac = total ? (double)done / (double)total : 1.0;
 	fill = (size_t)(frac * 30.0);
 	for (i = 0; i < 30; i++)
@@ -763,7 +769,9 @@ static int run(struct options *o)
 	if ((rc = load_ignores(&ignore, &nignore, repo, o)) < 0)
 		goto done;
 	prog.on = !o->quiet && isatty(2);
-	if ((rc = history_load(&h, repo, &tip, o->first_parent)) < 0)
+	rc = history_load_progress(&h, repo, &tip, o->first_parent,
+				   progress_cb, &prog);
+	if (rc < 0)
 		goto done;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	info.seconds_history = seconds_since(&t0);

@@ -41,6 +41,16 @@ struct history {
 int history_load(struct history **out, struct repository *repo,
 		 const git_oid *tip, int first_parent);
 
+/*
+ * The same, calling progress("commits", read, 0, payload) now and then
+ * from the calling thread (0: the total is not known while reading).
+ */
+int history_load_progress(struct history **out, struct repository *repo,
+			  const git_oid *tip, int first_parent,
+			  void (*progress)(const char *stage, size_t done,
+					   size_t total, void *payload),
+			  void *payload);
+
 void history_free(struct history *h);
 
 /* Index of `oid` in h->commits, or -1 if it is not in this history. */
