@@ -21,17 +21,7 @@
 #include "strata/releases.h"
 #include "strata/repository.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-	do {                                                              \
-		if (!(cond)) {                                            \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);                     \
-			fputc('\n', stderr);                              \
-			failures++;                                       \
-		}                                                         \
-	} while (0)
+#include "check.h"
 
 /* The documented semantics: the expression must match the whole name. */
 static int whole_match(const char *ere, const char *s)

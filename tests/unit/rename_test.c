@@ -18,16 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		failures++; \
-		fprintf(stderr, "rename_test:%d: ", __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-	} \
-} while (0)
+#include "check.h"
 
 static void die(const char *what)
 {
