@@ -10,6 +10,7 @@
 #include "strata/diff.h"
 #include "strata/error.h"
 #include "strata/ignore.h"
+#include "strata/odb.h"
 #include "strata/rename.h"
 
 /*
@@ -56,10 +57,11 @@ struct version {
 
 /* A tree entry of the mirror. */
 struct entry {
-	const char *name;
+	const char *name;         /* in the node's raw tree, NUL-terminated */
 	uint32_t namelen;
 	uint32_t mode;
 	git_oid oid;
+	uint8_t modelen;          /* digits of the mode in the raw tree */
 	void *ptr;                /* struct node (tree), struct version (file) */
 };
 
@@ -68,7 +70,7 @@ struct node {
 	uint32_t n;
 	git_oid oid;
 	struct entry *e;
-	char *names;
+	struct odb_object *raw;   /* the tree object the entries point into */
 };
 
 enum kind { K_TREE, K_FILE, K_LINK, K_GITLINK };
@@ -103,6 +105,7 @@ struct engine {
 	const struct history *h;
 	const struct blame_options *opts;
 	struct rename_detector *rd;
+	struct odb *odb;          /* blobs and trees, shared by the threads */
 	struct node **roots;      /* per commit, while a child needs it */
 	uint32_t *children_left;
 	uint32_t seq;
@@ -198,7 +201,7 @@ static void node_decref(struct node *n)
 			version_decref(e->ptr);
 	}
 	free(n->e);
-	free(n->names);
+	odb_object_free(n->raw);
 	free(n);
 }
 
@@ -288,18 +291,91 @@ static int add_pending(struct engine *E, struct node *node, uint32_t index)
 	return 0;
 }
 
+/* Where an entry starts and ends in its node's raw tree. */
+static size_t entry_start(const struct node *n, const struct entry *e)
+{
+	return (size_t)((const unsigned char *)e->name - n->raw->data) -
+	       e->modelen - 1;
+}
+
+static size_t entry_end(const struct node *n, const struct entry *e)
+{
+	return (size_t)((const unsigned char *)e->name - n->raw->data) +
+	       e->namelen + 1 + GIT_OID_RAWSZ;
+}
+
+/* Parse the raw tree entry at *at: "MODE NAME\0" and 20 bytes of name. */
+static int parse_tree_entry(struct entry *e, const struct odb_object *raw,
+			    size_t *at)
+{
+	const unsigned char *d = raw->data, *nul;
+	size_t i = *at, len = raw->len, ms = i;
+	uint32_t mode = 0;
+
+	while (i < len && d[i] >= '0' && d[i] <= '7' && i - ms < 7)
+		mode = mode * 8 + (uint32_t)(d[i++] - '0');
+	if (i == ms || i >= len || d[i] != ' ')
+		return -1;
+	e->modelen = (uint8_t)(i - ms);
+	e->mode = mode;
+	i++;
+	nul = memchr(d + i, 0, len - i);
+	if (!nul || nul == d + i || (size_t)(d + len - nul) < 1 + GIT_OID_RAWSZ)
+		return -1;
+	e->name = (const char *)d + i;
+	e->namelen = (uint32_t)(nul - (d + i));
+	memcpy(e->oid.id, nul + 1, GIT_OID_RAWSZ);
+	*at = (size_t)(nul + 1 + GIT_OID_RAWSZ - d);
+	e->ptr = NULL;
+	return 0;
+}
+
+/* Entry `e` of `old`, unchanged in n: the same state, one more reference. */
+static void entry_share(struct entry *to, const struct entry *e,
+			const struct node *old, const struct node *n,
+			size_t shift)
+{
+	*to = *e;
+	to->name = (const char *)n->raw->data + shift +
+		   ((const unsigned char *)e->name - old->raw->data);
+	if (!e->ptr)
+		return;
+	if (kind_of(e->mode) == K_TREE)
+		((struct node *)e->ptr)->refs++;
+	else
+		((struct version *)e->ptr)->refs++;
+}
+
+static int node_room(struct node *n, size_t *alloc, size_t need)
+{
+	struct entry *e;
+	size_t na;
+
+	if (need <= *alloc)
+		return 0;
+	na = *alloc * 2 > need ? *alloc * 2 : need;
+	if (!(e = realloc(n->e, na * sizeof(*e))))
+		return error_oom();
+	n->e = e;
+	*alloc = na;
+	return 0;
+}
+
 /*
  * Mirror tree `oid` (at E->path[0..base)) for the commit being walked,
  * sharing what is unchanged from `old`, the first parent's mirror of the
  * same directory. Changed regular files are left NULL and queued.
+ *
+ * Most commits change a few entries of a directory: the runs of raw tree
+ * bytes that old and new share at both ends are taken over from `old`
+ * wholesale, and only the entries in between are parsed and looked at.
  */
 static int build_node(struct node **out, struct engine *E,
 		      const struct node *old, const git_oid *oid, size_t base)
 {
-	git_tree *tree = NULL;
 	struct node *n = NULL;
-	size_t i, count, namebytes = 0, oi = 0;
-	char *np;
+	size_t alloc = 0, at = 0, len, oi = 0, tail = 0, i;
+	ptrdiff_t shift = 0;
 	int rc = 0;
 
 	*out = NULL;
@@ -308,46 +384,77 @@ static int build_node(struct node **out, struct engine *E,
 		*out = (struct node *)old;
 		return 0;
 	}
-	if (git_tree_lookup(&tree, E->repo->git, oid) < 0) {
-		char hex[GIT_OID_HEXSZ + 1];
-
-		git_oid_tostr(hex, sizeof(hex), oid);
-		return error_git("unable to read tree '%s'", hex);
-	}
-	count = git_tree_entrycount(tree);
-	for (i = 0; i < count; i++)
-		namebytes += strlen(git_tree_entry_name(
-				git_tree_entry_byindex(tree, i))) + 1;
-	n = calloc(1, sizeof(*n));
-	if (!n || !(n->e = calloc(count ? count : 1, sizeof(*n->e))) ||
-	    !(n->names = malloc(namebytes ? namebytes : 1))) {
-		rc = error_oom();
-		goto done;
-	}
+	if (!(n = calloc(1, sizeof(*n))))
+		return error_oom();
 	n->refs = 1;
-	n->n = (uint32_t)count;
 	git_oid_cpy(&n->oid, oid);
-	np = n->names;
-	for (i = 0; i < count; i++) {
-		const git_tree_entry *te = git_tree_entry_byindex(tree, i);
-		struct entry *e = &n->e[i];
+	if ((rc = odb_read(&n->raw, E->odb, E->repo->git, oid,
+			   GIT_OBJECT_TREE)) < 0)
+		goto done;
+	len = n->raw->len;
+	if ((rc = node_room(n, &alloc, old ? old->n + 8 : 16)) < 0)
+		goto done;
+	if (old) {
+		size_t olen = old->raw->len, small = olen < len ? olen : len;
+		size_t p = diff_common_prefix(old->raw->data, n->raw->data,
+					      small), q;
+
+		while (oi < old->n && entry_end(old, &old->e[oi]) <= p) {
+			entry_share(&n->e[oi], &old->e[oi], old, n, 0);
+			n->n = (uint32_t)++oi;
+		}
+		at = oi ? entry_end(old, &old->e[oi - 1]) : 0;
+		/* The common tail, clear of the head, in whole entries of old. */
+		q = diff_common_suffix(old->raw->data, olen, n->raw->data, len,
+				       small - at);
+		tail = old->n;
+		while (tail > oi && entry_start(old, &old->e[tail - 1]) >=
+				    olen - q)
+			tail--;
+		shift = (ptrdiff_t)len - (ptrdiff_t)olen;
+	}
+	while (at < len) {
+		struct entry *e;
 		const struct entry *oe = NULL;
-		size_t len = strlen(git_tree_entry_name(te));
 		enum kind k;
 
-		memcpy(np, git_tree_entry_name(te), len + 1);
-		e->name = np;
-		e->namelen = (uint32_t)len;
-		np += len + 1;
-		e->mode = (uint32_t)git_tree_entry_filemode_raw(te);
-		git_oid_cpy(&e->oid, git_tree_entry_id(te));
+		/*
+		 * Where the parse meets an entry of old's tail, the rest of
+		 * the tree is old's, byte for byte.
+		 */
+		while (tail < (old ? old->n : 0) &&
+		       (ptrdiff_t)entry_start(old, &old->e[tail]) + shift <
+		       (ptrdiff_t)at)
+			tail++;
+		if (old && tail < old->n &&
+		    (ptrdiff_t)entry_start(old, &old->e[tail]) + shift ==
+		    (ptrdiff_t)at) {
+			if ((rc = node_room(n, &alloc,
+					    n->n + (old->n - tail))) < 0)
+				goto done;
+			for (i = tail; i < old->n; i++) {
+				entry_share(&n->e[n->n], &old->e[i], old, n,
+					    (size_t)shift);
+				n->n++;
+			}
+			break;
+		}
+		if ((rc = node_room(n, &alloc, n->n + 1)) < 0)
+			goto done;
+		e = &n->e[n->n];
+		if (parse_tree_entry(e, n->raw, &at) < 0) {
+			rc = error_set("unable to read tree '%s': corrupt entry",
+				       git_oid_tostr_s(oid));
+			goto done;
+		}
+		n->n++;
 		k = kind_of(e->mode);
 		/* Both lists are in tree order: advance the old one alongside. */
 		while (old && oi < old->n) {
 			const struct entry *o = &old->e[oi];
 			int c = name_cmp(o->name, o->namelen,
 					 kind_of(o->mode) == K_TREE, e->name,
-					 len, k == K_TREE);
+					 e->namelen, k == K_TREE);
 
 			if (c > 0)
 				break;
@@ -358,14 +465,17 @@ static int build_node(struct node **out, struct engine *E,
 			}
 		}
 		if (k == K_TREE) {
-			if ((rc = path_push(E, base, e->name, len)) < 0)
+			void *sub;
+
+			if ((rc = path_push(E, base, e->name, e->namelen)) < 0)
 				goto done;
-			E->path[base + len] = '/';
-			rc = build_node((struct node **)&e->ptr, E,
+			E->path[base + e->namelen] = '/';
+			rc = build_node((struct node **)&sub, E,
 					oe ? oe->ptr : NULL, &e->oid,
-					base + len + 1);
+					base + e->namelen + 1);
 			if (rc < 0)
 				goto done;
+			n->e[n->n - 1].ptr = sub;
 		} else if (k == K_FILE) {
 			if (oe && kind_of(oe->mode) == K_FILE &&
 			    git_oid_equal(&oe->oid, &e->oid)) {
@@ -374,8 +484,9 @@ static int build_node(struct node **out, struct engine *E,
 				v->refs++;
 				e->ptr = v;
 			} else {
-				if ((rc = path_push(E, base, e->name, len)) < 0 ||
-				    (rc = add_pending(E, n, (uint32_t)i)) < 0)
+				if ((rc = path_push(E, base, e->name,
+						    e->namelen)) < 0 ||
+				    (rc = add_pending(E, n, n->n - 1)) < 0)
 					goto done;
 			}
 		}
@@ -387,7 +498,6 @@ done:
 		/* Entries not yet filled are NULL and skipped. */
 		node_decref(n);
 	}
-	git_tree_free(tree);
 	return rc;
 }
 
@@ -718,56 +828,10 @@ struct work {
 	char err[512];
 };
 
-static int load_blob(git_blob **out, git_repository *git, const git_oid *oid)
+static int load_blob(struct odb_object **out, struct odb *db,
+		     git_repository *git, const git_oid *oid)
 {
-	if (git_blob_lookup(out, git, oid) < 0) {
-		char hex[GIT_OID_HEXSZ + 1];
-
-		git_oid_tostr(hex, sizeof(hex), oid);
-		return error_git("unable to read blob '%s'", hex);
-	}
-	return 0;
-}
-
-/*
- * The last few blobs a worker read. Versions are diffed in the order of a
- * depth-first walk from the tip, so a version's origin is usually the next
- * version diffed: its blob is read once, not twice.
- */
-#define BLOB_CACHE 4
-
-struct blob_cache {
-	git_blob *b[BLOB_CACHE];
-	unsigned next;
-};
-
-static int blob_get(git_blob **out, struct blob_cache *c, git_repository *git,
-		    const git_oid *oid)
-{
-	unsigned i;
-	int rc;
-
-	for (i = 0; i < BLOB_CACHE; i++) {
-		if (c->b[i] && git_oid_equal(git_blob_id(c->b[i]), oid)) {
-			*out = c->b[i];
-			return 0;
-		}
-	}
-	i = c->next++ % BLOB_CACHE;
-	git_blob_free(c->b[i]);
-	c->b[i] = NULL;
-	if ((rc = load_blob(&c->b[i], git, oid)) < 0)
-		return rc;
-	*out = c->b[i];
-	return 0;
-}
-
-static void blob_cache_release(struct blob_cache *c)
-{
-	unsigned i;
-
-	for (i = 0; i < BLOB_CACHE; i++)
-		git_blob_free(c->b[i]);
+	return odb_read(out, db, git, oid, GIT_OBJECT_BLOB);
 }
 
 static int apply_ignore(struct version *v, const char *t, size_t tlen,
@@ -822,11 +886,11 @@ done:
 	return rc;
 }
 
-static int diff_version(struct version *v, git_repository *git,
-			struct blob_cache *bc, struct diff_result *dr,
+static int diff_version(struct version *v, struct odb *db,
+			git_repository *git, struct diff_result *dr,
 			unsigned flags)
 {
-	git_blob *tb = NULL, *pb;
+	struct odb_object *tb = NULL, *pb_buf[8], **pb = pb_buf;
 	const char *pbuf[8], **pbufs = pbuf;
 	size_t plen[8], *plens = plen;
 	const char *t;
@@ -834,32 +898,37 @@ static int diff_version(struct version *v, git_repository *git,
 	uint16_t k;
 	int rc;
 
-	if ((rc = blob_get(&tb, bc, git, &v->oid)) < 0)
+	if ((rc = load_blob(&tb, db, git, &v->oid)) < 0)
 		return rc;
-	/* Keep the target while the origins come and go through the cache. */
-	if ((rc = git_blob_dup(&tb, tb)) < 0)
-		return error_git("unable to read a blob");
-	t = git_blob_rawcontent(tb);
-	tlen = (size_t)git_blob_rawsize(tb);
+	t = (const char *)tb->data;
+	tlen = tb->len;
 	v->nlines = diff_count_lines(t, tlen);
 	if (v->norigins > 8) {
 		pbufs = calloc(v->norigins, sizeof(*pbufs));
 		plens = calloc(v->norigins, sizeof(*plens));
-		if (!pbufs || !plens) {
+		pb = calloc(v->norigins, sizeof(*pb));
+		if (!pbufs || !plens || !pb) {
 			rc = error_oom();
 			goto done;
 		}
+	} else {
+		memset(pb_buf, 0, sizeof(pb_buf));
 	}
 	for (k = 0; k < v->norigins; k++) {
 		struct origin *o = &v->origins[k];
 
-		if ((rc = blob_get(&pb, bc, git, &o->src->oid)) < 0)
+		if ((rc = load_blob(&pb[k], db, git, &o->src->oid)) < 0)
 			goto done;
-		pbufs[k] = git_blob_rawcontent(pb);
-		plens[k] = (size_t)git_blob_rawsize(pb);
+		pbufs[k] = (const char *)pb[k]->data;
+		plens[k] = pb[k]->len;
 		rc = diff_buffers(dr, pbufs[k], plens[k], t, tlen, flags);
 		if (rc < 0)
 			goto done;
+		/* The guesses for ignored commits need every parent at once. */
+		if (!v->ignored) {
+			odb_object_free(pb[k]);
+			pb[k] = NULL;
+		}
 		o->nhunks = (uint32_t)dr->n;
 		if (dr->n) {
 			o->hunks = malloc(dr->n * sizeof(*o->hunks));
@@ -870,33 +939,19 @@ static int diff_version(struct version *v, git_repository *git,
 			memcpy(o->hunks, dr->hunks, dr->n * sizeof(*o->hunks));
 		}
 	}
-	if (v->ignored && v->norigins) {
-		/* The guesses need every parent at once. */
-		git_blob **held = calloc(v->norigins, sizeof(*held));
-
-		if (!held) {
-			rc = error_oom();
-			goto done;
-		}
-		for (k = 0; k < v->norigins && rc == 0; k++) {
-			rc = load_blob(&held[k], git, &v->origins[k].src->oid);
-			if (rc == 0) {
-				pbufs[k] = git_blob_rawcontent(held[k]);
-				plens[k] = (size_t)git_blob_rawsize(held[k]);
-			}
-		}
-		if (rc == 0)
-			rc = apply_ignore(v, t, tlen, pbufs, plens);
-		for (k = 0; k < v->norigins; k++)
-			git_blob_free(held[k]);
-		free(held);
-	}
+	if (v->ignored && v->norigins)
+		rc = apply_ignore(v, t, tlen, pbufs, plens);
 done:
+	if (pb) {
+		for (k = 0; k < v->norigins; k++)
+			odb_object_free(pb[k]);
+	}
 	if (pbufs != pbuf) {
 		free(pbufs);
 		free(plens);
+		free(pb);
 	}
-	git_blob_free(tb);
+	odb_object_free(tb);
 	return rc;
 }
 
@@ -907,7 +962,6 @@ static void *worker(void *arg)
 	struct work *W = arg;
 	git_repository *git = NULL;
 	struct diff_result dr = {0};
-	struct blob_cache bc = {{0}, 0};
 
 	if (git_repository_open_ext(&git,
 			git_repository_path(W->E->repo->git),
@@ -923,7 +977,7 @@ static void *worker(void *arg)
 			break;
 		e = b + WORK_CHUNK < W->n ? b + WORK_CHUNK : W->n;
 		for (i = b; i < e; i++) {
-			if (diff_version(W->list[i], git, &bc, &dr,
+			if (diff_version(W->list[i], W->E->odb, git, &dr,
 					 W->flags) < 0)
 				goto fail;
 		}
@@ -937,7 +991,6 @@ fail:
 	atomic_store(&W->failed, 1);
 	pthread_mutex_unlock(&W->lock);
 out:
-	blob_cache_release(&bc);
 	diff_result_release(&dr);
 	git_repository_free(git);
 	return NULL;
@@ -1136,16 +1189,15 @@ static int list_tip(struct engine *E, const struct node *n, size_t base,
 	return 0;
 }
 
-static int is_text_blob(int *out, git_repository *git, const git_oid *oid)
+static int is_text_blob(int *out, struct engine *E, const git_oid *oid)
 {
-	git_blob *b = NULL;
-	int rc = load_blob(&b, git, oid);
+	struct odb_object *b = NULL;
+	int rc = load_blob(&b, E->odb, E->repo->git, oid);
 
 	if (rc < 0)
 		return rc;
-	*out = blame_is_text(git_blob_rawcontent(b),
-			     (size_t)git_blob_rawsize(b));
-	git_blob_free(b);
+	*out = blame_is_text(b->data, b->len);
+	odb_object_free(b);
 	return 0;
 }
 
@@ -1178,7 +1230,8 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 		rc = error_oom();
 		goto done;
 	}
-	if ((rc = rename_detector_new(&E.rd, repo->git)) < 0)
+	if ((rc = odb_open(&E.odb, repo->git, 0)) < 0 ||
+	    (rc = rename_detector_new(&E.rd, repo->git)) < 0)
 		goto done;
 	for (c = 0; c < h->n; c++)
 		E.children_left[c] = h->commits[c].nchildren;
@@ -1200,7 +1253,7 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	for (i = 0; i < ntips; i++) {
 		int text;
 
-		if ((rc = is_text_blob(&text, repo->git, &tips[i].v->oid)) < 0)
+		if ((rc = is_text_blob(&text, &E, &tips[i].v->oid)) < 0)
 			goto done;
 		if (!text) {
 			free(tips[i].path);
@@ -1261,12 +1314,23 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 			stack[sp++] = s;
 		}
 	}
-	/* Stage 2, in depth-first order (see struct blob_cache). */
+	/*
+	 * Stage 2, in depth-first order: a version's origin is usually
+	 * the next one diffed, and its blob is still in the odb's cache.
+	 */
 	res->nversions = n;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((rc = diff_all(&E, list, n)) < 0)
 		goto done;
 	res->seconds_diff = elapsed(&t0);
+	{
+		struct odb_stats st;
+
+		odb_stats(&st, E.odb);
+		res->nreads = st.reads;
+		res->ncached = st.hits;
+		res->nbuilt = st.built;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (n)
 		qsort(list, n, sizeof(*list), seq_cmp);
@@ -1341,6 +1405,7 @@ done:
 	free(E.pend);
 	free(E.path);
 	rename_detector_free(E.rd);
+	odb_free(E.odb);
 	if (rc < 0)
 		blame_result_free(res);
 	else

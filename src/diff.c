@@ -735,6 +735,7 @@ static size_t common_head(const unsigned char *a, const unsigned char *b,
 	return i;
 }
 
+
 /* Length of the common suffix of a[0, an) and b[0, bn), at most n. */
 static size_t common_tail(const unsigned char *a, size_t an,
 			  const unsigned char *b, size_t bn, size_t n)
@@ -747,6 +748,17 @@ static size_t common_tail(const unsigned char *a, size_t an,
 	while (i < n && a[an - i - 1] == b[bn - i - 1])
 		i++;
 	return i;
+}
+
+size_t diff_common_prefix(const void *a, const void *b, size_t n)
+{
+	return common_head(a, b, n);
+}
+
+size_t diff_common_suffix(const void *a, size_t alen, const void *b,
+			  size_t blen, size_t n)
+{
+	return common_tail(a, alen, b, blen, n);
 }
 
 /* The first index in [lo, hi) whose start is at least pos, or hi. */

@@ -9,6 +9,7 @@
 #include <fnmatch.h>
 #include <git2.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -799,6 +800,10 @@ static int run(struct options *o)
 			b->nversions, (unsigned long long)b->ndiffs,
 			(unsigned long long)b->nrenames, b->seconds_walk,
 			b->seconds_diff, b->seconds_eval);
+	if (o->verbose)
+		fprintf(stderr, "strata: %zu object reads, %zu from the cache, "
+			"%zu objects built from packs\n", b->nreads,
+			b->ncached, b->nbuilt);
 	if (o->cmd == CMD_BLAME) {
 		if ((rc = check_pathspecs(o, b)) < 0)
 			goto done;
@@ -901,6 +906,13 @@ int main(int argc, char **argv)
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
 	memset(&o, 0, sizeof(o));
+	/*
+	 * File versions come and go by the ten thousand, many over 128 KiB:
+	 * keep them on the heap and the heap's pages mapped, or every one of
+	 * them costs fresh zeroed pages from the kernel.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	if (argc < 2) {
 		fputs(usage_main, stderr);
 		return 2;

@@ -52,6 +52,8 @@ struct blame_result {
 	double seconds_walk;      /* the forward walk over the history */
 	double seconds_diff;      /* diffing the versions (all threads) */
 	double seconds_eval;      /* computing the lines */
+	/* object reads: in all, from the cache, built from the packs */
+	size_t nreads, ncached, nbuilt;
 };
 
 /*

@@ -42,6 +42,13 @@ int diff_buffers(struct diff_result *out, const char *a, size_t alen,
 
 void diff_result_release(struct diff_result *r);
 
+/* Length of the common prefix of a[0, n) and b[0, n), fast. */
+size_t diff_common_prefix(const void *a, const void *b, size_t n);
+
+/* Length of the common suffix of a[0, alen) and b[0, blen), at most n. */
+size_t diff_common_suffix(const void *a, size_t alen, const void *b,
+			  size_t blen, size_t n);
+
 /* Number of lines in a buffer: '\n'-terminated, plus a last unterminated. */
 uint32_t diff_count_lines(const char *buf, size_t len);
 

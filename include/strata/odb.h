@@ -1,0 +1,65 @@
+/*
+ * odb: reading objects out of a repository's pack files, fast.
+ *
+ * The engine reads every version of every file the tip depends on, one
+ * after another along each file's history. In a pack those versions are
+ * mostly deltas against each other, chains up to 50 deep, and libgit2
+ * keeps only the bottom of a chain: every read re-applies the whole chain.
+ * Like git's own delta base cache, this reader keeps what it has built,
+ * intermediate bases included, in one cache shared by all threads and
+ * bounded in bytes, so that each object of a chain is built once.
+ *
+ * Objects that are in no pack (loose ones, those of an alternate store
+ * the reader does not know) are read with libgit2, through the
+ * git_repository that the caller passes with each read: libgit2 handles
+ * are not shared between threads, the reader is.
+ */
+#ifndef STRATA_ODB_H
+#define STRATA_ODB_H
+
+#include <git2.h>
+#include <stddef.h>
+
+struct odb;
+
+/* An object's content. Read-only; freed with odb_object_free(). */
+struct odb_object {
+	const unsigned char *data;  /* len bytes, then a NUL */
+	size_t len;
+	git_object_t type;
+};
+
+/*
+ * Open the packs of the repository `git` (and of its alternates) for
+ * reading, with a cache of at most `cache_bytes` (0: the default, 96 MiB,
+ * as git's core.deltaBaseCacheLimit). *out is the caller's, freed with
+ * odb_free() after every object read from it.
+ */
+int odb_open(struct odb **out, git_repository *git, size_t cache_bytes);
+
+void odb_free(struct odb *db);
+
+/*
+ * Read object `oid`. `git` is the calling thread's own handle on the same
+ * repository, for objects in no pack. `want` is the type expected, or
+ * GIT_OBJECT_ANY; another type is an error. Safe to call from several
+ * threads at once. Errors: "unable to read object 'HEX'" and the reason.
+ */
+int odb_read(struct odb_object **out, struct odb *db, git_repository *git,
+	     const git_oid *oid, git_object_t want);
+
+/* Drop a reference; NULL is fine. */
+void odb_object_free(struct odb_object *obj);
+
+/* Counters, for --verbose and the tests. */
+struct odb_stats {
+	size_t packs;
+	size_t reads;         /* odb_read() calls */
+	size_t hits;          /* answered from the cache */
+	size_t built;         /* objects inflated or built from deltas */
+	size_t fallback;      /* read with libgit2 */
+};
+
+void odb_stats(struct odb_stats *out, struct odb *db);
+
+#endif

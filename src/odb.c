@@ -1,0 +1,881 @@
+#include "strata/odb.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "strata/error.h"
+
+/*
+ * The formats are git's (Documentation/gitformat-pack.txt): an index
+ * (version 1, or 2 with 64-bit offsets) maps object names to offsets in
+ * the pack; an entry in the pack is a type and size header, then either
+ * a whole object or a delta against a base given by a negative offset
+ * (OFS_DELTA) or by name (REF_DELTA), all zlib-compressed.
+ */
+
+#define DEFAULT_CACHE ((size_t)96 << 20)
+#define BUCKETS (1u << 16)
+#define MAX_ALTERNATE_DEPTH 5
+
+enum { T_OFS_DELTA = 6, T_REF_DELTA = 7 };
+
+struct pack {
+	char *path;                 /* the .pack */
+	const unsigned char *map;   /* the whole .pack */
+	size_t size;
+	const unsigned char *idx;   /* the whole .idx */
+	size_t idxsize;
+	int version;                /* of the index */
+	uint32_t n;
+	const unsigned char *fanout, *oids, *off32, *off64;
+	size_t n64;
+};
+
+struct obj {
+	struct odb_object pub;      /* first: odb_object_free() casts */
+	atomic_uint refs;
+	/* the cache's, under db->lock */
+	struct obj *hnext, *prev, *next;
+	uint32_t pack;
+	uint64_t offset;
+	bool cached;
+	unsigned char buf[];
+};
+
+struct odb {
+	struct pack *packs;
+	size_t npacks, packs_alloc;
+	pthread_mutex_t lock;
+	struct obj **bucket;
+	struct obj *lru_head, *lru_tail;  /* most recently used first */
+	size_t bytes, limit;
+	atomic_size_t reads, hits, built, fallback;
+};
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t be64(const unsigned char *p)
+{
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
+
+/* ---- objects and the cache -------------------------------------------- */
+
+static struct obj *obj_new(size_t len, git_object_t type)
+{
+	struct obj *o;
+
+	if (len > SIZE_MAX - sizeof(*o) - 1)
+		return NULL;
+	o = malloc(sizeof(*o) + len + 1);
+	if (!o)
+		return NULL;
+	memset(o, 0, sizeof(*o));
+	atomic_init(&o->refs, 1);
+	o->pub.data = o->buf;
+	o->pub.len = len;
+	o->pub.type = type;
+	o->buf[len] = 0;
+	return o;
+}
+
+static void obj_decref(struct obj *o)
+{
+	if (o && atomic_fetch_sub(&o->refs, 1) == 1)
+		free(o);
+}
+
+void odb_object_free(struct odb_object *obj)
+{
+	obj_decref((struct obj *)obj);
+}
+
+static size_t bucket_of(uint32_t pack, uint64_t offset)
+{
+	uint64_t h = (offset ^ (uint64_t)pack << 40) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 48) & (BUCKETS - 1);
+}
+
+static void lru_unlink(struct odb *db, struct obj *o)
+{
+	if (o->prev)
+		o->prev->next = o->next;
+	else
+		db->lru_head = o->next;
+	if (o->next)
+		o->next->prev = o->prev;
+	else
+		db->lru_tail = o->prev;
+	o->prev = o->next = NULL;
+}
+
+static void lru_push(struct odb *db, struct obj *o)
+{
+	o->prev = NULL;
+	o->next = db->lru_head;
+	if (db->lru_head)
+		db->lru_head->prev = o;
+	else
+		db->lru_tail = o;
+	db->lru_head = o;
+}
+
+/* Under the lock: the cached object at (pack, offset), with a new ref. */
+static struct obj *cache_find(struct odb *db, uint32_t pack, uint64_t offset)
+{
+	struct obj *o = db->bucket[bucket_of(pack, offset)];
+
+	for (; o; o = o->hnext) {
+		if (o->pack == pack && o->offset == offset) {
+			lru_unlink(db, o);
+			lru_push(db, o);
+			atomic_fetch_add(&o->refs, 1);
+			return o;
+		}
+	}
+	return NULL;
+}
+
+static void cache_evict(struct odb *db, struct obj *o)
+{
+	struct obj **pp = &db->bucket[bucket_of(o->pack, o->offset)];
+
+	while (*pp != o)
+		pp = &(*pp)->hnext;
+	*pp = o->hnext;
+	lru_unlink(db, o);
+	db->bytes -= o->pub.len;
+	o->cached = false;
+	obj_decref(o);
+}
+
+static struct obj *cache_get(struct odb *db, uint32_t pack, uint64_t offset)
+{
+	struct obj *o;
+
+	pthread_mutex_lock(&db->lock);
+	o = cache_find(db, pack, offset);
+	pthread_mutex_unlock(&db->lock);
+	return o;
+}
+
+/*
+ * Offer *o, built from (pack, offset), to the cache. Should another
+ * thread have put the same object there meanwhile, *o becomes that one.
+ */
+static void cache_put(struct odb *db, struct obj **o, uint32_t pack,
+		      uint64_t offset)
+{
+	struct obj *have;
+
+	if ((*o)->pub.len > db->limit / 4)
+		return;
+	pthread_mutex_lock(&db->lock);
+	have = cache_find(db, pack, offset);
+	if (have) {
+		obj_decref(*o);
+		*o = have;
+	} else {
+		size_t b = bucket_of(pack, offset);
+
+		(*o)->pack = pack;
+		(*o)->offset = offset;
+		(*o)->cached = true;
+		(*o)->hnext = db->bucket[b];
+		db->bucket[b] = *o;
+		lru_push(db, *o);
+		atomic_fetch_add(&(*o)->refs, 1);
+		db->bytes += (*o)->pub.len;
+		while (db->bytes > db->limit && db->lru_tail != *o)
+			cache_evict(db, db->lru_tail);
+	}
+	pthread_mutex_unlock(&db->lock);
+}
+
+/* ---- opening the packs ------------------------------------------------ */
+
+static int map_file(const char *path, const unsigned char **map,
+		    size_t *size)
+{
+	struct stat st;
+	void *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return error_set("unable to open '%s': %s", path,
+				 strerror(errno));
+	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
+		close(fd);
+		return error_set("unable to read '%s'", path);
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return error_set("unable to map '%s': %s", path,
+				 strerror(errno));
+	*map = p;
+	*size = (size_t)st.st_size;
+	return 0;
+}
+
+static void pack_release(struct pack *p)
+{
+	if (p->map)
+		munmap((void *)p->map, p->size);
+	if (p->idx)
+		munmap((void *)p->idx, p->idxsize);
+	free(p->path);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Check the index's layout and find its tables. */
+static int parse_index(struct pack *p, const char *idxpath)
+{
+	const unsigned char *m = p->idx;
+	size_t need;
+	uint32_t i, prev = 0;
+
+	if (p->idxsize >= 8 && memcmp(m, "\377tOc", 4) == 0) {
+		if (be32(m + 4) != 2)
+			return error_set("unsupported pack index version in '%s'",
+					 idxpath);
+		p->version = 2;
+		p->fanout = m + 8;
+	} else {
+		p->version = 1;
+		p->fanout = m;
+	}
+	if (p->idxsize < (size_t)(p->fanout - m) + 1024)
+		goto bad;
+	for (i = 0; i < 256; i++) {
+		uint32_t f = be32(p->fanout + 4 * i);
+
+		if (f < prev)
+			goto bad;
+		prev = f;
+	}
+	p->n = prev;
+	if (p->version == 2) {
+		p->oids = p->fanout + 1024;
+		p->off32 = p->oids + (size_t)p->n * 24;  /* past the CRCs */
+		p->off64 = p->off32 + (size_t)p->n * 4;
+		need = 8 + 1024 + (size_t)p->n * 28 + 40;
+		if (p->idxsize < need)
+			goto bad;
+		p->n64 = (p->idxsize - need) / 8;
+	} else {
+		p->oids = p->fanout + 1024;
+		need = 1024 + (size_t)p->n * 24 + 40;
+		if (p->idxsize < need)
+			goto bad;
+	}
+	return 0;
+bad:
+	return error_set("corrupt pack index '%s'", idxpath);
+}
+
+static int add_pack(struct odb *db, const char *dir, const char *idxname)
+{
+	struct pack p;
+	size_t dl = strlen(dir), nl = strlen(idxname);
+	char *idxpath = malloc(dl + nl + 2);
+	int rc = 0;
+
+	memset(&p, 0, sizeof(p));
+	if (!idxpath || !(p.path = malloc(dl + nl + 3))) {
+		free(idxpath);
+		return error_oom();
+	}
+	snprintf(idxpath, dl + nl + 2, "%s/%s", dir, idxname);
+	memcpy(p.path, idxpath, dl + 1 + nl - 4);
+	memcpy(p.path + dl + 1 + nl - 4, ".pack", 6);
+	if (access(p.path, F_OK) < 0)
+		goto done;  /* an index left behind: git skips it too */
+	if ((rc = map_file(idxpath, &p.idx, &p.idxsize)) < 0 ||
+	    (rc = parse_index(&p, idxpath)) < 0 ||
+	    (rc = map_file(p.path, &p.map, &p.size)) < 0)
+		goto done;
+	if (p.size < 32 || memcmp(p.map, "PACK", 4) != 0 ||
+	    (be32(p.map + 4) != 2 && be32(p.map + 4) != 3) ||
+	    be32(p.map + 8) != p.n) {
+		rc = error_set("corrupt pack '%s'", p.path);
+		goto done;
+	}
+	if (db->npacks == db->packs_alloc) {
+		size_t na = db->packs_alloc ? 2 * db->packs_alloc : 4;
+		struct pack *np = realloc(db->packs, na * sizeof(*np));
+
+		if (!np) {
+			rc = error_oom();
+			goto done;
+		}
+		db->packs = np;
+		db->packs_alloc = na;
+	}
+	db->packs[db->npacks++] = p;
+	memset(&p, 0, sizeof(p));
+done:
+	pack_release(&p);
+	free(idxpath);
+	return rc;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The packs of one object directory, then of its alternates. */
+static int add_objects_dir(struct odb *db, const char *objdir, int depth)
+{
+	size_t ol = strlen(objdir);
+	char *dir = malloc(ol + 32), **names = NULL;
+	size_t n = 0, alloc = 0, i;
+	DIR *d = NULL;
+	FILE *alt = NULL;
+	struct dirent *de;
+	int rc = 0;
+
+	if (!dir)
+		return error_oom();
+	snprintf(dir, ol + 32, "%s/pack", objdir);
+	if ((d = opendir(dir)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			size_t l = strlen(de->d_name);
+
+			if (l < 5 || strcmp(de->d_name + l - 4, ".idx") != 0)
+				continue;
+			if (n == alloc) {
+				size_t na = alloc ? 2 * alloc : 8;
+				char **nn = realloc(names, na * sizeof(*nn));
+
+				if (!nn) {
+					rc = error_oom();
+					goto done;
+				}
+				names = nn;
+				alloc = na;
+			}
+			if (!(names[n] = strdup(de->d_name))) {
+				rc = error_oom();
+				goto done;
+			}
+			n++;
+		}
+		/* Any order is right (equal names, equal content); one order
+		 * keeps runs alike. */
+		if (n)
+			qsort(names, n, sizeof(*names), name_cmp);
+		for (i = 0; i < n && rc == 0; i++)
+			rc = add_pack(db, dir, names[i]);
+		if (rc < 0)
+			goto done;
+	}
+	if (depth >= MAX_ALTERNATE_DEPTH)
+		goto done;
+	snprintf(dir, ol + 32, "%s/info/alternates", objdir);
+	if ((alt = fopen(dir, "r")) != NULL) {
+		char line[4096];
+
+		while (fgets(line, sizeof(line), alt) && rc == 0) {
+			size_t l = strlen(line);
+			char *path;
+
+			while (l && (line[l - 1] == '\n' || line[l - 1] == '\r'))
+				line[--l] = 0;
+			if (!l || line[0] == '#')
+				continue;
+			if (line[0] == '/') {
+				rc = add_objects_dir(db, line, depth + 1);
+				continue;
+			}
+			if (!(path = malloc(ol + l + 2))) {
+				rc = error_oom();
+				break;
+			}
+			snprintf(path, ol + l + 2, "%s/%s", objdir, line);
+			rc = add_objects_dir(db, path, depth + 1);
+			free(path);
+		}
+	}
+done:
+	if (alt)
+		fclose(alt);
+	if (d)
+		closedir(d);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(dir);
+	return rc;
+}
+
+int odb_open(struct odb **out, git_repository *git, size_t cache_bytes)
+{
+	struct odb *db = calloc(1, sizeof(*db));
+	const char *common = git_repository_commondir(git);
+	char *objdir = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	if (!db || !(db->bucket = calloc(BUCKETS, sizeof(*db->bucket))) ||
+	    !(objdir = malloc(strlen(common) + 9))) {
+		rc = error_oom();
+		goto done;
+	}
+	pthread_mutex_init(&db->lock, NULL);
+	db->limit = cache_bytes ? cache_bytes : DEFAULT_CACHE;
+	atomic_init(&db->reads, 0);
+	atomic_init(&db->hits, 0);
+	atomic_init(&db->built, 0);
+	atomic_init(&db->fallback, 0);
+	snprintf(objdir, strlen(common) + 9, "%s%sobjects", common,
+		common[0] && common[strlen(common) - 1] == '/' ? "" : "/");
+	if ((rc = add_objects_dir(db, objdir, 0)) < 0)
+		goto done;
+	*out = db;
+	db = NULL;
+done:
+	free(objdir);
+	odb_free(db);
+	return rc;
+}
+
+void odb_free(struct odb *db)
+{
+	size_t i;
+
+	if (!db)
+		return;
+	if (db->bucket) {
+		while (db->lru_tail)
+			cache_evict(db, db->lru_tail);
+		pthread_mutex_destroy(&db->lock);
+	}
+	for (i = 0; i < db->npacks; i++)
+		pack_release(&db->packs[i]);
+	free(db->packs);
+	free(db->bucket);
+	free(db);
+}
+
+void odb_stats(struct odb_stats *out, struct odb *db)
+{
+	out->packs = db->npacks;
+	out->reads = atomic_load(&db->reads);
+	out->hits = atomic_load(&db->hits);
+	out->built = atomic_load(&db->built);
+	out->fallback = atomic_load(&db->fallback);
+}
+
+/* ---- finding and building objects ------------------------------------- */
+
+/* The offset of `oid` in pack p, or false. */
+static bool pack_find(const struct pack *p, const git_oid *oid,
+		      uint64_t *offset)
+{
+	const unsigned char *id = oid->id;
+	size_t stride = p->version == 2 ? 20 : 24;
+	const unsigned char *base = p->version == 2 ? p->oids : p->oids + 4;
+	uint32_t lo = id[0] ? be32(p->fanout + 4 * (id[0] - 1)) : 0;
+	uint32_t hi = be32(p->fanout + 4 * id[0]);
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = memcmp(base + (size_t)mid * stride, id, 20);
+
+		if (c == 0) {
+			if (p->version == 1) {
+				*offset = be32(p->oids + (size_t)mid * 24);
+				return true;
+			}
+			*offset = be32(p->off32 + (size_t)mid * 4);
+			if (*offset & 0x80000000u) {
+				size_t k = *offset & 0x7fffffffu;
+
+				if (k >= p->n64)
+					return false;
+				*offset = be64(p->off64 + k * 8);
+			}
+			return true;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* An entry's header: its type, the size it inflates to, and for deltas
+ * the base (an offset, or a name). */
+struct entry {
+	int type;
+	size_t size;
+	size_t data;                /* offset of the zlib stream */
+	uint64_t base;              /* OFS_DELTA */
+	const unsigned char *ref;   /* REF_DELTA: 20 bytes */
+};
+
+static int corrupt(const struct pack *p, uint64_t offset)
+{
+	return error_set("corrupt object at offset %llu in '%s'",
+			 (unsigned long long)offset, p->path);
+}
+
+static int parse_entry(struct entry *e, const struct pack *p,
+		       uint64_t offset)
+{
+	size_t end = p->size - 20, at = (size_t)offset;
+	unsigned shift = 4;
+	unsigned char c;
+
+	if (offset < 12 || offset >= end)
+		return corrupt(p, offset);
+	c = p->map[at++];
+	e->type = (c >> 4) & 7;
+	e->size = c & 15;
+	while (c & 0x80) {
+		if (at >= end || shift > 57)
+			return corrupt(p, offset);
+		c = p->map[at++];
+		e->size += (size_t)(c & 0x7f) << shift;
+		shift += 7;
+	}
+	if (e->type == T_OFS_DELTA) {
+		uint64_t ofs;
+
+		if (at >= end)
+			return corrupt(p, offset);
+		c = p->map[at++];
+		ofs = c & 0x7f;
+		while (c & 0x80) {
+			if (at >= end || ofs >> 56)
+				return corrupt(p, offset);
+			c = p->map[at++];
+			ofs = ((ofs + 1) << 7) | (c & 0x7f);
+		}
+		if (ofs == 0 || ofs > offset)
+			return corrupt(p, offset);
+		e->base = offset - ofs;
+	} else if (e->type == T_REF_DELTA) {
+		if (at + 20 > end)
+			return corrupt(p, offset);
+		e->ref = p->map + at;
+		at += 20;
+	} else if (e->type < GIT_OBJECT_COMMIT || e->type > GIT_OBJECT_TAG) {
+		return corrupt(p, offset);
+	}
+	e->data = at;
+	return 0;
+}
+
+/* Inflate the entry's data into exactly e->size bytes at out. */
+static int inflate_entry(unsigned char *out, const struct pack *p,
+			 const struct entry *e, uint64_t offset)
+{
+	z_stream z;
+	size_t left = p->size - 20 - e->data;
+	int zr;
+
+	if (e->size >= UINT_MAX)
+		return error_set("object at offset %llu in '%s' is too large",
+				 (unsigned long long)offset, p->path);
+	memset(&z, 0, sizeof(z));
+	if (inflateInit(&z) != Z_OK)
+		return error_oom();
+	z.next_in = (unsigned char *)p->map + e->data;
+	z.avail_in = left > UINT_MAX ? UINT_MAX : (uInt)left;
+	left -= z.avail_in;
+	z.next_out = out;
+	/* One byte more than expected, to notice a longer stream. */
+	z.avail_out = (uInt)(e->size + 1);
+	for (;;) {
+		zr = inflate(&z, Z_FINISH);
+		if (zr == Z_BUF_ERROR && z.avail_in == 0 && left) {
+			z.avail_in = left > UINT_MAX ? UINT_MAX : (uInt)left;
+			left -= z.avail_in;
+			continue;
+		}
+		break;
+	}
+	inflateEnd(&z);
+	if (zr != Z_STREAM_END || z.total_out != e->size)
+		return corrupt(p, offset);
+	return 0;
+}
+
+static bool delta_size(const unsigned char **d, const unsigned char *end,
+		       size_t *out)
+{
+	size_t v = 0;
+	unsigned shift = 0;
+	unsigned char c;
+
+	do {
+		if (*d >= end || shift > 57)
+			return false;
+		c = *(*d)++;
+		v |= (size_t)(c & 0x7f) << shift;
+		shift += 7;
+	} while (c & 0x80);
+	*out = v;
+	return true;
+}
+
+/* Apply delta [d, dend) to base: a new object, or NULL when malformed
+ * (*oom set when out of memory). */
+static struct obj *apply_delta(const struct obj *base,
+			       const unsigned char *d,
+			       const unsigned char *dend, bool *oom)
+{
+	size_t srclen, dstlen, at = 0;
+	struct obj *o;
+
+	*oom = false;
+	if (!delta_size(&d, dend, &srclen) || !delta_size(&d, dend, &dstlen) ||
+	    srclen != base->pub.len)
+		return NULL;
+	if (!(o = obj_new(dstlen, base->pub.type))) {
+		*oom = true;
+		return NULL;
+	}
+	while (d < dend) {
+		unsigned char op = *d++;
+
+		if (op & 0x80) {
+			size_t off = 0, n = 0;
+			unsigned i;
+
+			for (i = 0; i < 4; i++)
+				if (op & (1u << i)) {
+					if (d >= dend)
+						goto bad;
+					off |= (size_t)*d++ << (8 * i);
+				}
+			for (i = 0; i < 3; i++)
+				if (op & (0x10u << i)) {
+					if (d >= dend)
+						goto bad;
+					n |= (size_t)*d++ << (8 * i);
+				}
+			if (!n)
+				n = 0x10000;
+			if (off > srclen || n > srclen - off ||
+			    n > dstlen - at)
+				goto bad;
+			memcpy(o->buf + at, base->buf + off, n);
+			at += n;
+		} else if (op) {
+			if (op > (size_t)(dend - d) || op > dstlen - at)
+				goto bad;
+			memcpy(o->buf + at, d, op);
+			d += op;
+			at += op;
+		} else {
+			goto bad;
+		}
+	}
+	if (at == dstlen)
+		return o;
+bad:
+	free(o);
+	return NULL;
+}
+
+static int read_oid(struct obj **out, struct odb *db, git_repository *git,
+		    const git_oid *oid);
+
+/*
+ * Build the object at (pack, offset): walk down its delta chain to a
+ * cached object or a whole one, then apply the deltas back up, caching
+ * every object on the way, as git's delta base cache does.
+ */
+static int read_at(struct obj **out, struct odb *db, git_repository *git,
+		   uint32_t pi, uint64_t offset)
+{
+	const struct pack *p = &db->packs[pi];
+	uint64_t stack_buf[64], *stack = stack_buf, cur = offset;
+	size_t n = 0, alloc = 64;
+	struct obj *base = NULL;
+	unsigned char *delta = NULL;
+	struct entry e;
+	int rc = 0;
+
+	*out = NULL;
+	for (;;) {
+		if ((base = cache_get(db, pi, cur)) != NULL) {
+			if (n == 0)
+				atomic_fetch_add(&db->hits, 1);
+			break;
+		}
+		if ((rc = parse_entry(&e, p, cur)) < 0)
+			goto done;
+		if (e.type != T_OFS_DELTA && e.type != T_REF_DELTA) {
+			if (!(base = obj_new(e.size, (git_object_t)e.type))) {
+				rc = error_oom();
+				goto done;
+			}
+			if ((rc = inflate_entry(base->buf, p, &e, cur)) < 0)
+				goto done;
+			atomic_fetch_add(&db->built, 1);
+			cache_put(db, &base, pi, cur);
+			break;
+		}
+		if (n == alloc) {
+			uint64_t *ns = malloc(2 * alloc * sizeof(*ns));
+
+			if (!ns) {
+				rc = error_oom();
+				goto done;
+			}
+			memcpy(ns, stack, n * sizeof(*ns));
+			if (stack != stack_buf)
+				free(stack);
+			stack = ns;
+			alloc *= 2;
+		}
+		stack[n++] = cur;
+		if (e.type == T_OFS_DELTA) {
+			cur = e.base;
+		} else {
+			git_oid bid;
+			uint64_t bo;
+
+			memcpy(bid.id, e.ref, 20);
+			if (pack_find(p, &bid, &bo) && bo != cur) {
+				cur = bo;
+				continue;
+			}
+			if ((rc = read_oid(&base, db, git, &bid)) < 0)
+				goto done;
+			break;
+		}
+		if (n > 100000) {
+			rc = corrupt(p, offset);
+			goto done;
+		}
+	}
+	while (n) {
+		struct obj *next;
+		bool oom;
+
+		cur = stack[--n];
+		if ((rc = parse_entry(&e, p, cur)) < 0)
+			goto done;
+		free(delta);
+		if (!(delta = malloc(e.size + 1))) {
+			rc = error_oom();
+			goto done;
+		}
+		if ((rc = inflate_entry(delta, p, &e, cur)) < 0)
+			goto done;
+		next = apply_delta(base, delta, delta + e.size, &oom);
+		if (!next) {
+			rc = oom ? error_oom() : corrupt(p, cur);
+			goto done;
+		}
+		obj_decref(base);
+		base = next;
+		atomic_fetch_add(&db->built, 1);
+		cache_put(db, &base, pi, cur);
+	}
+	*out = base;
+	base = NULL;
+done:
+	obj_decref(base);
+	free(delta);
+	if (stack != stack_buf)
+		free(stack);
+	return rc;
+}
+
+/* An object in no pack we know: libgit2 reads it. */
+static int read_fallback(struct obj **out, struct odb *db,
+			 git_repository *git, const git_oid *oid)
+{
+	git_odb *odb = NULL;
+	git_odb_object *o = NULL;
+	struct obj *r;
+	int rc = 0;
+
+	*out = NULL;
+	atomic_fetch_add(&db->fallback, 1);
+	if (git_repository_odb(&odb, git) < 0 ||
+	    git_odb_read(&o, odb, oid) < 0) {
+		const git_error *ge = git_error_last();
+
+		rc = error_set("%s", ge && ge->message ? ge->message :
+				     "object not found");
+		goto done;
+	}
+	if (!(r = obj_new(git_odb_object_size(o), git_odb_object_type(o)))) {
+		rc = error_oom();
+		goto done;
+	}
+	memcpy(r->buf, git_odb_object_data(o), r->pub.len);
+	*out = r;
+done:
+	git_odb_object_free(o);
+	git_odb_free(odb);
+	return rc;
+}
+
+static int read_oid(struct obj **out, struct odb *db, git_repository *git,
+		    const git_oid *oid)
+{
+	size_t i;
+	uint64_t offset;
+
+	for (i = 0; i < db->npacks; i++)
+		if (pack_find(&db->packs[i], oid, &offset))
+			return read_at(out, db, git, (uint32_t)i, offset);
+	return read_fallback(out, db, git, oid);
+}
+
+int odb_read(struct odb_object **out, struct odb *db, git_repository *git,
+	     const git_oid *oid, git_object_t want)
+{
+	const char *what = want == GIT_OBJECT_ANY ? "object" :
+			   git_object_type2string(want);
+	struct obj *o = NULL;
+	git_object_t type;
+	int rc;
+
+	*out = NULL;
+	atomic_fetch_add(&db->reads, 1);
+	if ((rc = read_oid(&o, db, git, oid)) < 0) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", error_last());
+		return error_set("unable to read %s '%s': %s", what,
+				 git_oid_tostr_s(oid), msg);
+	}
+	type = o->pub.type;
+	if (want != GIT_OBJECT_ANY && type != want) {
+		obj_decref(o);
+		return error_set("unable to read %s '%s': it is a %s", what,
+				 git_oid_tostr_s(oid),
+				 git_object_type2string(type));
+	}
+	*out = &o->pub;
+	return 0;
+}

@@ -1,0 +1,136 @@
+#!/bin/bash
+# odb: src/odb.c, strata's own pack reader, against `git cat-file --batch`.
+#
+# Every object of a repository built here (chains of file versions, big
+# files with long copies, binary and empty blobs, trees, commits, an
+# annotated tag) is read through odb.c and must come out byte for byte as
+# git prints it: loose (read through libgit2), packed with offset deltas,
+# with name deltas, with a version 1 index, with 64-bit offsets, through an
+# alternate object store, with a cache small enough to evict all the time
+# and from four threads at once. A damaged pack and a missing object must
+# give an error, never wrong content. Then the tmux mirror, when present.
+set -eu
+
+# shellcheck source=tests/unit-lib.sh
+. "$(dirname "$0")/unit-lib.sh"
+unit_setup t-odb-unit
+command -v git >/dev/null || fail "git is missing"
+unit_build "$tmp/odb_test" "libgit2 zlib" -O2 tests/unit/odb_test.c \
+	src/odb.c src/error.c
+T=$tmp/odb_test
+
+export GIT_CONFIG_NOSYSTEM=1 HOME=$tmp GIT_AUTHOR_NAME=a \
+	GIT_AUTHOR_EMAIL=a@x GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@x \
+	GIT_AUTHOR_DATE='2020-01-01 00:00:00 +0000' \
+	GIT_COMMITTER_DATE='2020-01-01 00:00:00 +0000'
+
+r=$tmp/r
+git init -q "$r"
+(
+	cd "$r"
+	# 80 versions of a few files: long delta chains.
+	for i in $(seq 1 80); do
+		seq 1 $((200 + i * 7)) | sed "s/^$((i * 3))\$/changed $i/" >a.txt
+		awk -v i="$i" 'BEGIN { for (k = 0; k < 3000; k++)
+			printf "line %d of a big file, version %d\n", k,
+			(k % 97 == i % 97) ? i : 0 }' >big.txt
+		head -c $((i * 100)) /dev/zero | tr '\0' 'x' >grow.txt
+		# 200 KB that stay: deltas copy it in 64 KiB pieces.
+		{ seq 1 40000; echo "end $i"; } >long.txt
+		printf 'bin\0ary %d\n' "$i" >bin.dat
+		mkdir -p "d/e$((i % 5))"
+		echo "$i" >"d/e$((i % 5))/f"
+		: >empty
+		git add -A
+		git commit -q -m "commit $i"
+	done
+	git tag -a -m "a tag" v1
+)
+git -C "$r" cat-file --batch-all-objects --batch-check='%(objectname)' \
+	>"$tmp/names"
+[ "$(wc -l <"$tmp/names")" -gt 400 ] || fail "too few objects"
+git -C "$r" cat-file --batch <"$tmp/names" >"$tmp/want"
+
+# check LABEL REPO [THREADS [CACHE]]: every object, compared; the
+# reader's counters are left in $tmp/stats.
+check() {
+	local label=$1 repo=$2
+	shift 2
+	"$T" "$repo" "$@" <"$tmp/names" >"$tmp/got" 2>"$tmp/stats" ||
+		fail "$label: $(cat "$tmp/stats")"
+	cmp -s "$tmp/want" "$tmp/got" || fail "$label: content differs"
+}
+stat_of() {
+	awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' \
+		"$tmp/stats"
+}
+
+check loose "$r"
+[ "$(stat_of packs)" = 0 ] || fail "loose: a pack where there is none"
+
+git -C "$r" repack -q -a -d -f --depth=50 --window=50
+check "offset deltas" "$r"
+[ "$(stat_of fallback)" = 0 ] || fail "offset deltas: read through libgit2"
+[ "$(stat_of hits)" -gt 0 ] || fail "offset deltas: no cache hit"
+deltas=$(git -C "$r" verify-pack -v "$r"/.git/objects/pack/*.idx |
+	awk 'NF >= 7 && $4 ~ /^[0-9]+$/ { n++ } END { print n + 0 }')
+[ "$deltas" -gt 200 ] || fail "offset deltas: only $deltas deltas in the pack"
+check "four threads" "$r" 4
+check "tiny cache" "$r" 4 4096
+check "no cache room" "$r" 1 1
+
+git -C "$r" -c repack.useDeltaBaseOffset=false repack -q -a -d -f \
+	--depth=50 --window=50
+check "name deltas" "$r" 2
+
+# A version 1 index, then a version 2 one with 64-bit offsets for all.
+git -C "$r" repack -q -a -d -f
+p=$(ls "$r"/.git/objects/pack/*.pack)
+chmod u+w "${p%.pack}.idx"
+n=$(wc -l <"$tmp/names")
+for v in 1 2,12; do
+	git -C "$r" index-pack --index-version="$v" -o "$tmp/x.idx" "$p" \
+		>/dev/null
+	cp "$tmp/x.idx" "${p%.pack}.idx"
+	check "index version $v" "$r" 2
+done
+[ "$(stat -c %s "${p%.pack}.idx")" = $((1072 + n * 36 - 8)) ] ||
+	fail "the index does not have 64-bit offsets for all objects"
+
+# Objects only in an alternate's pack.
+git clone -q --shared "$r" "$tmp/alt"
+[ -s "$tmp/alt/.git/objects/info/alternates" ] || fail "no alternates file"
+check "alternate" "$tmp/alt"
+[ "$(stat_of fallback)" = 0 ] || fail "alternate: read through libgit2"
+
+# A missing object: an error, with its name.
+missing=0123456789abcdef0123456789abcdef01234567
+if echo "$missing" | "$T" "$r" >/dev/null 2>"$tmp/err"; then
+	fail "a missing object was read"
+fi
+grep -q "unable to read object '$missing'" "$tmp/err" ||
+	fail "missing object: $(cat "$tmp/err")"
+
+# Damaged zlib data in a pack: an error, not wrong content.
+cp -r "$r" "$tmp/bad"
+p=$(ls "$tmp"/bad/.git/objects/pack/*.pack)
+chmod u+w "$p"
+size=$(stat -c %s "$p")
+printf '\377\377\377\377\377\377\377\377' |
+	dd of="$p" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+if "$T" "$tmp/bad" <"$tmp/names" >/dev/null 2>"$tmp/err"; then
+	fail "a damaged pack was read without an error"
+fi
+grep -Eq "unable to read object '[0-9a-f]{40}': corrupt object at offset [0-9]+" \
+	"$tmp/err" || fail "damaged pack: $(cat "$tmp/err")"
+
+# A real history, when its mirror is there: every blob and tree.
+m=${TMUX_MIRROR:-/work/.mirror/tmux+tmux/repo}
+if [ -d "$m" ]; then
+	git -C "$m" rev-list --objects --max-count=3000 HEAD | cut -d' ' -f1 \
+		>"$tmp/names"
+	git -C "$m" cat-file --batch <"$tmp/names" >"$tmp/want"
+	check "tmux mirror" "$m" 2
+	echo "t-odb-unit: tmux mirror: $(wc -l <"$tmp/names") objects identical"
+fi
+echo "t-odb-unit: ok"

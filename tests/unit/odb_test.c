@@ -1,0 +1,138 @@
+/*
+ * odb_test REPO [THREADS [CACHE_BYTES]] < NAMES
+ *
+ * Reads every object named on stdin (one 40-hex name per line) through
+ * src/odb.c and prints them the way `git cat-file --batch` does, so the
+ * two outputs can be compared byte for byte. With THREADS > 1 the names
+ * are also read concurrently by that many threads, each checking its
+ * reads against the first pass. Prints the reader's counters on stderr.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata/error.h"
+#include "strata/odb.h"
+
+struct shared {
+	const char *path;
+	struct odb *db;
+	git_oid *oids;
+	struct odb_object **first;
+	size_t n;
+	int failed;
+};
+
+static void *reader(void *arg)
+{
+	struct shared *s = arg;
+	git_repository *git = NULL;
+	size_t i;
+
+	if (git_repository_open(&git, s->path) < 0) {
+		s->failed = 1;
+		return NULL;
+	}
+	/* Backwards, to meet the other pass in the middle of chains. */
+	for (i = s->n; i-- > 0;) {
+		struct odb_object *o;
+
+		if (odb_read(&o, s->db, git, &s->oids[i], GIT_OBJECT_ANY) < 0) {
+			fprintf(stderr, "odb_test: %s\n", error_last());
+			s->failed = 1;
+			break;
+		}
+		if (o->len != s->first[i]->len || o->type != s->first[i]->type ||
+		    memcmp(o->data, s->first[i]->data, o->len) != 0) {
+			fprintf(stderr, "odb_test: thread read of %s differs\n",
+				git_oid_tostr_s(&s->oids[i]));
+			s->failed = 1;
+		}
+		odb_object_free(o);
+	}
+	git_repository_free(git);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct shared s;
+	git_repository *git = NULL;
+	struct odb_stats st;
+	char line[128];
+	size_t alloc = 0, i;
+	int threads = argc > 2 ? atoi(argv[2]) : 1, t, rc = 1;
+	size_t cache = argc > 3 ? (size_t)strtoull(argv[3], NULL, 10) : 0;
+	pthread_t th[16];
+
+	memset(&s, 0, sizeof(s));
+	if (argc < 2 || threads < 1 || threads > 16) {
+		fprintf(stderr, "usage: odb_test REPO [THREADS [CACHE]]\n");
+		return 2;
+	}
+	git_libgit2_init();
+	s.path = argv[1];
+	if (git_repository_open(&git, s.path) < 0 ||
+	    odb_open(&s.db, git, cache) < 0) {
+		fprintf(stderr, "odb_test: %s\n", error_last());
+		goto done;
+	}
+	while (fgets(line, sizeof(line), stdin)) {
+		if (s.n == alloc) {
+			alloc = alloc ? 2 * alloc : 1024;
+			s.oids = realloc(s.oids, alloc * sizeof(*s.oids));
+			s.first = realloc(s.first, alloc * sizeof(*s.first));
+			if (!s.oids || !s.first)
+				goto done;
+		}
+		line[strcspn(line, "\n")] = 0;
+		if (git_oid_fromstr(&s.oids[s.n], line) < 0) {
+			fprintf(stderr, "odb_test: bad name '%s'\n", line);
+			goto done;
+		}
+		s.first[s.n++] = NULL;
+	}
+	for (i = 0; i < s.n; i++) {
+		struct odb_object *o;
+
+		if (odb_read(&o, s.db, git, &s.oids[i], GIT_OBJECT_ANY) < 0) {
+			fprintf(stderr, "odb_test: %s\n", error_last());
+			goto done;
+		}
+		printf("%s %s %zu\n", git_oid_tostr_s(&s.oids[i]),
+		       git_object_type2string(o->type), o->len);
+		fwrite(o->data, 1, o->len, stdout);
+		putchar('\n');
+		if (o->data[o->len] != 0) {
+			fprintf(stderr, "odb_test: no NUL after %s\n",
+				git_oid_tostr_s(&s.oids[i]));
+			goto done;
+		}
+		if (threads > 1)
+			s.first[i] = o;
+		else
+			odb_object_free(o);
+	}
+	if (threads > 1) {
+		for (t = 0; t < threads; t++)
+			pthread_create(&th[t], NULL, reader, &s);
+		for (t = 0; t < threads; t++)
+			pthread_join(th[t], NULL);
+		if (s.failed)
+			goto done;
+	}
+	odb_stats(&st, s.db);
+	fprintf(stderr, "packs %zu reads %zu hits %zu built %zu fallback %zu\n",
+		st.packs, st.reads, st.hits, st.built, st.fallback);
+	rc = 0;
+done:
+	for (i = 0; i < s.n; i++)
+		odb_object_free(s.first[i]);
+	free(s.first);
+	free(s.oids);
+	odb_free(s.db);
+	git_repository_free(git);
+	git_libgit2_shutdown();
+	return rc;
+}
