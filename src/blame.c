@@ -105,7 +105,6 @@ struct engine {
 	const struct history *h;
 	const struct blame_options *opts;
 	struct rename_detector *rd;
-	struct odb *odb;          /* blobs and trees, shared by the threads */
 	struct node **roots;      /* per commit, while a child needs it */
 	uint32_t *children_left;
 	uint32_t seq;
@@ -388,7 +387,7 @@ static int build_node(struct node **out, struct engine *E,
 		return error_oom();
 	n->refs = 1;
 	git_oid_cpy(&n->oid, oid);
-	if ((rc = odb_read(&n->raw, E->odb, E->repo->git, oid,
+	if ((rc = odb_read(&n->raw, E->repo->odb, E->repo->git, oid,
 			   GIT_OBJECT_TREE)) < 0)
 		goto done;
 	len = n->raw->len;
@@ -977,7 +976,7 @@ static void *worker(void *arg)
 			break;
 		e = b + WORK_CHUNK < W->n ? b + WORK_CHUNK : W->n;
 		for (i = b; i < e; i++) {
-			if (diff_version(W->list[i], W->E->odb, git, &dr,
+			if (diff_version(W->list[i], W->E->repo->odb, git, &dr,
 					 W->flags) < 0)
 				goto fail;
 		}
@@ -1192,7 +1191,7 @@ static int list_tip(struct engine *E, const struct node *n, size_t base,
 static int is_text_blob(int *out, struct engine *E, const git_oid *oid)
 {
 	struct odb_object *b = NULL;
-	int rc = load_blob(&b, E->odb, E->repo->git, oid);
+	int rc = load_blob(&b, E->repo->odb, E->repo->git, oid);
 
 	if (rc < 0)
 		return rc;
@@ -1230,8 +1229,7 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 		rc = error_oom();
 		goto done;
 	}
-	if ((rc = odb_open(&E.odb, repo->git, 0)) < 0 ||
-	    (rc = rename_detector_new(&E.rd, repo->git)) < 0)
+	if ((rc = rename_detector_new(&E.rd, repo->git)) < 0)
 		goto done;
 	for (c = 0; c < h->n; c++)
 		E.children_left[c] = h->commits[c].nchildren;
@@ -1326,7 +1324,7 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	{
 		struct odb_stats st;
 
-		odb_stats(&st, E.odb);
+		odb_stats(&st, repo->odb);
 		res->nreads = st.reads;
 		res->ncached = st.hits;
 		res->nbuilt = st.built;
@@ -1405,7 +1403,6 @@ done:
 	free(E.pend);
 	free(E.path);
 	rename_detector_free(E.rd);
-	odb_free(E.odb);
 	if (rc < 0)
 		blame_result_free(res);
 	else

@@ -1,9 +1,12 @@
 #include "strata/history.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "strata/error.h"
+#include "strata/odb.h"
 
 /* A commit as first read, before the topological order is known. */
 struct raw {
@@ -74,12 +77,94 @@ static int grow_slots(struct loader *L)
 	return 0;
 }
 
+static int pool_room(struct loader *L, size_t more)
+{
+	size_t na;
+	void *p;
+
+	if (L->npool + more <= L->pool_alloc)
+		return 0;
+	na = L->pool_alloc ? L->pool_alloc * 2 : 1024;
+	while (na < L->npool + more)
+		na *= 2;
+	if (!(p = realloc(L->pool, na * sizeof(*L->pool))))
+		return error_oom();
+	L->pool = p;
+	L->pool_alloc = na;
+	return 0;
+}
+
+/* A header line "NAME <40 hex>" at p (of len bytes): the name. */
+static bool header_oid(git_oid *out, const char *p, size_t len,
+		       const char *name)
+{
+	size_t nl = strlen(name);
+
+	return len >= nl + 1 + GIT_OID_HEXSZ && !memcmp(p, name, nl) &&
+	       p[nl] == ' ' && git_oid_fromstrn(out, p + nl + 1,
+						 GIT_OID_HEXSZ) == 0 &&
+	       (len == nl + 1 + GIT_OID_HEXSZ ||
+		p[nl + 1 + GIT_OID_HEXSZ] == '\n');
+}
+
+/*
+ * The headers of a raw commit that the history needs: its tree, its
+ * parents (appended to the pool from L->npool on, which stays put; none
+ * with `grafted`) and the committer's time, as libgit2 parses them.
+ */
+static int parse_commit(struct loader *L, struct raw *r,
+			const struct odb_object *c, bool grafted)
+{
+	const char *p = (const char *)c->data, *end = p + c->len;
+	size_t added = 0;
+	bool tree = false;
+
+	while (p < end && *p != '\n') {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((eol ? eol : end) - p);
+		git_oid id;
+
+		if (!tree) {
+			if (!header_oid(&r->tree, p, len, "tree"))
+				break;
+			tree = true;
+		} else if (header_oid(&id, p, len, "parent")) {
+			if (!grafted) {
+				if (pool_room(L, added + 1) < 0)
+					return STRATA_ENOMEM;
+				git_oid_cpy(&L->pool[L->npool + added++], &id);
+			}
+		} else if (len > 10 && !memcmp(p, "committer ", 10)) {
+			/* NAME <EMAIL> TIME TZ: the time follows the last '>'. */
+			const char *gt = memrchr(p, '>', len), *t;
+			int64_t v = 0;
+
+			for (t = gt ? gt + 1 : p + len; t < p + len && *t == ' ';
+			     t++)
+				;
+			while (t < p + len && *t >= '0' && *t <= '9' &&
+			       v < INT64_MAX / 10 - 9)
+				v = v * 10 + (*t++ - '0');
+			r->time = v;
+		}
+		if (!eol)
+			break;
+		p = eol + 1;
+	}
+	if (!tree)
+		return error_set("unable to read commit '%s': no tree",
+				 git_oid_tostr_s(&r->oid));
+	L->npool += added;
+	return 0;
+}
+
 static int add_commit(struct loader *L, struct repository *repo,
 		      const git_oid *oid, int first_parent)
 {
 	const struct repository_graft *graft;
-	git_commit *c = NULL;
+	struct odb_object *c = NULL;
 	struct raw *r;
+	size_t pstart;
 	unsigned np, i;
 	int rc = 0;
 
@@ -95,50 +180,39 @@ static int add_commit(struct loader *L, struct repository *repo,
 		L->alloc = na;
 	}
 	/* git replace swaps the content; the commit keeps its name. */
-	if (git_commit_lookup(&c, repo->git,
-			      repository_replacement(repo, oid)) < 0) {
-		char hex[GIT_OID_HEXSZ + 1];
-
-		git_oid_tostr(hex, sizeof(hex), oid);
-		return error_git("unable to read commit '%s'", hex);
-	}
+	if ((rc = odb_read(&c, repo->odb, repo->git,
+			   repository_replacement(repo, oid),
+			   GIT_OBJECT_COMMIT)) < 0)
+		return rc;
 	r = &L->raw[L->n];
 	memset(r, 0, sizeof(*r));
 	git_oid_cpy(&r->oid, oid);
-	git_oid_cpy(&r->tree, git_commit_tree_id(c));
-	r->time = (int64_t)git_commit_time(c);
 	graft = repository_graft_of(repo, oid);
-	np = graft ? (unsigned)graft->nparents : git_commit_parentcount(c);
+	pstart = L->npool;
+	if ((rc = parse_commit(L, r, c, graft != NULL)) < 0)
+		goto done;
+	np = graft ? (unsigned)graft->nparents : (unsigned)(L->npool - pstart);
+	L->npool = pstart;
 	if (np && repository_is_shallow_commit(repo, oid)) {
 		r->boundary = 1;
 		np = 0;
 	}
 	if (first_parent && np > 1)
 		np = 1;
-	if (L->npool + np > L->pool_alloc) {
-		size_t na = L->pool_alloc ? L->pool_alloc * 2 : 1024;
-		void *p;
-
-		while (na < L->npool + np)
-			na *= 2;
-		p = realloc(L->pool, na * sizeof(*L->pool));
-		if (!p) {
-			rc = error_oom();
-			goto done;
-		}
-		L->pool = p;
-		L->pool_alloc = na;
-	}
 	r->first_parent_oid = (uint32_t)L->npool;
 	r->nparents = np;
-	for (i = 0; i < np; i++)
-		git_oid_cpy(&L->pool[L->npool++],
-			    graft ? &graft->parents[i] :
-				    git_commit_parent_id(c, i));
+	if (graft) {
+		if ((rc = pool_room(L, np)) < 0)
+			goto done;
+		for (i = 0; i < np; i++)
+			git_oid_cpy(&L->pool[L->npool + i], &graft->parents[i]);
+	}
+	/* The parents parse_commit() left in the pool from npool on. */
+	L->npool += np;
 	insert(L->slots, L->nslots, oid, (uint32_t)L->n);
 	L->n++;
 done:
-	git_commit_free(c);
+	odb_object_free(c);
 	return rc;
 }
 

@@ -707,7 +707,8 @@ static int read_oid(struct obj **out, struct odb *db, git_repository *git,
 /*
  * Build the object at (pack, offset): walk down its delta chain to a
  * cached object or a whole one, then apply the deltas back up, caching
- * every object on the way, as git's delta base cache does.
+ * every object on the way, as git's delta base cache does. Commits are
+ * read once each, by the history: one asked for is not kept.
  */
 static int read_at(struct obj **out, struct odb *db, git_repository *git,
 		   uint32_t pi, uint64_t offset)
@@ -737,7 +738,8 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 			if ((rc = inflate_entry(base->buf, p, &e, cur)) < 0)
 				goto done;
 			atomic_fetch_add(&db->built, 1);
-			cache_put(db, &base, pi, cur);
+			if (n || base->pub.type != GIT_OBJECT_COMMIT)
+				cache_put(db, &base, pi, cur);
 			break;
 		}
 		if (n == alloc) {
@@ -796,7 +798,8 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 		obj_decref(base);
 		base = next;
 		atomic_fetch_add(&db->built, 1);
-		cache_put(db, &base, pi, cur);
+		if (n || base->pub.type != GIT_OBJECT_COMMIT)
+			cache_put(db, &base, pi, cur);
 	}
 	*out = base;
 	base = NULL;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "strata/error.h"
+#include "strata/odb.h"
 
 static int oid_cmp(const void *a, const void *b)
 {
@@ -245,6 +246,8 @@ int repository_open(struct repository **out, const char *path)
 		rc = error_set("not a git repository: '%s'", path);
 		goto done;
 	}
+	if ((rc = odb_open(&repo->odb, repo->git, 0)) < 0)
+		goto done;
 	repo->path = strdup(path);
 	repo->name = display_name(repo->git);
 	if (!repo->path || !repo->name) {
@@ -266,6 +269,7 @@ void repository_free(struct repository *repo)
 {
 	if (!repo)
 		return;
+	odb_free(repo->odb);
 	git_repository_free(repo->git);
 	free(repo->path);
 	free(repo->name);

@@ -8,8 +8,11 @@
 #include <git2.h>
 #include <stddef.h>
 
+struct odb;
+
 struct repository {
 	git_repository *git;
+	struct odb *odb;  /* objects, fast; for any thread (see odb.h) */
 	char *path;      /* as given by the user (owned) */
 	char *name;      /* a display name: the work tree's or bare dir's basename */
 	git_oid *shallow; /* commits that act as roots (.git/shallow), sorted */
