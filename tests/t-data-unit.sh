@@ -9,8 +9,8 @@ set -eu
 # Sanitizers when this compiler and machine can run them.
 unit_setup t-data-unit --san-auto
 probe=$tmp/data_test
-unit_build "$probe" libgit2 tests/unit/data_test.c src/data.c \
-	src/releases.c src/history.c src/repository.c src/error.c
+unit_build "$probe" "libgit2 zlib" tests/unit/data_test.c src/data.c \
+	src/releases.c src/history.c src/repository.c src/odb.c src/error.c
 
 mkdir "$tmp/out"
 "$probe" "$tmp/out" || fail "byte-exact checks"
