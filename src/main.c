@@ -9,7 +9,6 @@
 #include <fnmatch.h>
 #include <git2.h>
 #include <limits.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -906,13 +905,6 @@ int main(int argc, char **argv)
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
 	memset(&o, 0, sizeof(o));
-	/*
-	 * File versions come and go by the ten thousand, many over 128 KiB:
-	 * keep them on the heap and the heap's pages mapped, or every one of
-	 * them costs fresh zeroed pages from the kernel.
-	 */
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	if (argc < 2) {
 		fputs(usage_main, stderr);
 		return 2;
