@@ -824,6 +824,8 @@ struct work {
 	atomic_int failed;
 	unsigned flags;
 	pthread_mutex_t lock;
+	pthread_cond_t finished_cond;  /* a worker has finished */
+	unsigned finished;             /* under lock */
 	char err[512];
 };
 
@@ -992,6 +994,10 @@ fail:
 out:
 	diff_result_release(&dr);
 	git_repository_free(git);
+	pthread_mutex_lock(&W->lock);
+	W->finished++;
+	pthread_cond_signal(&W->finished_cond);
+	pthread_mutex_unlock(&W->lock);
 	return NULL;
 }
 
@@ -1015,6 +1021,7 @@ static int diff_all(struct engine *E, struct version **list, size_t n)
 	atomic_init(&W.done, 0);
 	atomic_init(&W.failed, 0);
 	pthread_mutex_init(&W.lock, NULL);
+	pthread_cond_init(&W.finished_cond, NULL);
 	for (i = 0; i < jobs; i++) {
 		if (pthread_create(&th[i], NULL, worker, &W))
 			break;
@@ -1024,23 +1031,37 @@ static int diff_all(struct engine *E, struct version **list, size_t n)
 		rc = error_set("unable to start a thread");
 		goto done;
 	}
-	while (E->opts->progress) {
-		size_t d = atomic_load(&W.done);
+	/* Progress ten times a second, and not a moment after the end. */
+	pthread_mutex_lock(&W.lock);
+	while (W.finished < started) {
+		struct timespec ts;
 
-		E->opts->progress("diff", d, n, E->opts->progress_payload);
-		if (d >= n || atomic_load(&W.failed))
-			break;
-		{
-			struct timespec ts = {0, 100 * 1000 * 1000};
-
-			nanosleep(&ts, NULL);
+		if (E->opts->progress) {
+			pthread_mutex_unlock(&W.lock);
+			E->opts->progress("diff", atomic_load(&W.done), n,
+					  E->opts->progress_payload);
+			pthread_mutex_lock(&W.lock);
+			if (W.finished >= started)
+				break;
 		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000 * 1000 * 1000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000 * 1000 * 1000;
+		}
+		pthread_cond_timedwait(&W.finished_cond, &W.lock, &ts);
 	}
+	pthread_mutex_unlock(&W.lock);
+	if (E->opts->progress)
+		E->opts->progress("diff", atomic_load(&W.done), n,
+				  E->opts->progress_payload);
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	if (atomic_load(&W.failed))
 		rc = error_set("%s", W.err);
 done:
+	pthread_cond_destroy(&W.finished_cond);
 	pthread_mutex_destroy(&W.lock);
 	return rc;
 }

@@ -770,7 +770,7 @@ static int run(struct options *o)
 		goto done;
 	prog.on = !o->quiet && isatty(2);
 	rc = history_load_progress(&h, repo, &tip, o->first_parent,
-				   progress_cb, &prog);
+				   prog.on ? progress_cb : NULL, &prog);
 	if (rc < 0)
 		goto done;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -784,7 +784,7 @@ static int run(struct options *o)
 	bo.jobs = (unsigned)o->jobs;
 	bo.want_path = o->cmd == CMD_BLAME ? want_path : NULL;
 	bo.want_payload = o;
-	bo.progress = progress_cb;
+	bo.progress = prog.on ? progress_cb : NULL;
 	bo.progress_payload = &prog;
 	rc = blame_tree(&b, repo, h, &bo);
 	progress_end(&prog);
