@@ -102,6 +102,11 @@ git clone -q --shared "$r" "$tmp/alt"
 [ -s "$tmp/alt/.git/objects/info/alternates" ] || fail "no alternates file"
 check "alternate" "$tmp/alt"
 [ "$(stat_of fallback)" = 0 ] || fail "alternate: read through libgit2"
+# A relative path, from the objects directory, with a comment line.
+printf '# objects of r\n../../../r/.git/objects\n' \
+	>"$tmp/alt/.git/objects/info/alternates"
+check "relative alternate" "$tmp/alt"
+[ "$(stat_of fallback)" = 0 ] || fail "relative alternate: read through libgit2"
 
 # A missing object: an error, with its name.
 missing=0123456789abcdef0123456789abcdef01234567
