@@ -107,6 +107,19 @@ static bool header_oid(git_oid *out, const char *p, size_t len,
 		p[nl + 1 + GIT_OID_HEXSZ] == '\n');
 }
 
+/* "committer NAME <EMAIL> TIME TZ": the time follows the last '>'. */
+static int64_t committer_time(const char *p, size_t len)
+{
+	const char *gt = memrchr(p, '>', len), *t, *end = p + len;
+	int64_t v = 0;
+
+	for (t = gt ? gt + 1 : end; t < end && *t == ' '; t++)
+		;
+	while (t < end && *t >= '0' && *t <= '9' && v < INT64_MAX / 10 - 9)
+		v = v * 10 + (*t++ - '0');
+	return v;
+}
+
 /*
  * The headers of a raw commit that the history needs: its tree, its
  * parents (appended to the pool from L->npool on, which stays put; none
@@ -117,7 +130,7 @@ static int parse_commit(struct loader *L, struct raw *r,
 {
 	const char *p = (const char *)c->data, *end = p + c->len;
 	size_t added = 0;
-	bool tree = false;
+	bool tree = false, parents = true;
 
 	while (p < end && *p != '\n') {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -128,24 +141,17 @@ static int parse_commit(struct loader *L, struct raw *r,
 			if (!header_oid(&r->tree, p, len, "tree"))
 				break;
 			tree = true;
-		} else if (header_oid(&id, p, len, "parent")) {
+		} else if (parents && header_oid(&id, p, len, "parent")) {
 			if (!grafted) {
 				if (pool_room(L, added + 1) < 0)
 					return STRATA_ENOMEM;
 				git_oid_cpy(&L->pool[L->npool + added++], &id);
 			}
-		} else if (len > 10 && !memcmp(p, "committer ", 10)) {
-			/* NAME <EMAIL> TIME TZ: the time follows the last '>'. */
-			const char *gt = memrchr(p, '>', len), *t;
-			int64_t v = 0;
-
-			for (t = gt ? gt + 1 : p + len; t < p + len && *t == ' ';
-			     t++)
-				;
-			while (t < p + len && *t >= '0' && *t <= '9' &&
-			       v < INT64_MAX / 10 - 9)
-				v = v * 10 + (*t++ - '0');
-			r->time = v;
+		} else {
+			/* Parents only right after the tree, as git reads them. */
+			parents = false;
+			if (len > 10 && !memcmp(p, "committer ", 10))
+				r->time = committer_time(p, len);
 		}
 		if (!eol)
 			break;

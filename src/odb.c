@@ -588,33 +588,36 @@ static int parse_entry(struct entry *e, const struct pack *p,
 	return 0;
 }
 
-/* Inflate the entry's data into exactly e->size bytes at out. */
+/* Inflate the entry's data into exactly e->size bytes at out (which has
+ * room for one more, to notice a longer stream). zlib counts in uInt: the
+ * input and output are fed in pieces. */
 static int inflate_entry(unsigned char *out, const struct pack *p,
 			 const struct entry *e, uint64_t offset)
 {
 	z_stream z;
-	size_t left = p->size - 20 - e->data;
+	size_t in_left = p->size - 20 - e->data, out_left = e->size + 1;
 	int zr;
 
-	if (e->size >= UINT_MAX)
-		return error_set("object at offset %llu in '%s' is too large",
-				 (unsigned long long)offset, p->path);
 	memset(&z, 0, sizeof(z));
 	if (inflateInit(&z) != Z_OK)
 		return error_oom();
 	z.next_in = (unsigned char *)p->map + e->data;
-	z.avail_in = left > UINT_MAX ? UINT_MAX : (uInt)left;
-	left -= z.avail_in;
 	z.next_out = out;
-	/* One byte more than expected, to notice a longer stream. */
-	z.avail_out = (uInt)(e->size + 1);
 	for (;;) {
-		zr = inflate(&z, Z_FINISH);
-		if (zr == Z_BUF_ERROR && z.avail_in == 0 && left) {
-			z.avail_in = left > UINT_MAX ? UINT_MAX : (uInt)left;
-			left -= z.avail_in;
-			continue;
+		if (z.avail_in == 0 && in_left) {
+			z.avail_in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
+			in_left -= z.avail_in;
 		}
+		if (z.avail_out == 0 && out_left) {
+			z.avail_out = out_left > UINT_MAX ? UINT_MAX :
+							    (uInt)out_left;
+			out_left -= z.avail_out;
+		}
+		zr = inflate(&z, Z_FINISH);
+		if ((zr == Z_OK || zr == Z_BUF_ERROR) &&
+		    ((z.avail_in == 0 && in_left) ||
+		     (z.avail_out == 0 && out_left)))
+			continue;
 		break;
 	}
 	inflateEnd(&z);
@@ -702,7 +705,10 @@ bad:
 }
 
 static int read_oid(struct obj **out, struct odb *db, git_repository *git,
-		    const git_oid *oid);
+		    const git_oid *oid, int depth);
+
+/* Name-delta bases in other packs, nested no deeper than this. */
+#define MAX_REF_DEPTH 16
 
 /*
  * Build the object at (pack, offset): walk down its delta chain to a
@@ -711,7 +717,7 @@ static int read_oid(struct obj **out, struct odb *db, git_repository *git,
  * read once each, by the history: one asked for is not kept.
  */
 static int read_at(struct obj **out, struct odb *db, git_repository *git,
-		   uint32_t pi, uint64_t offset)
+		   uint32_t pi, uint64_t offset, int depth)
 {
 	const struct pack *p = &db->packs[pi];
 	uint64_t stack_buf[64], *stack = stack_buf, cur = offset;
@@ -763,11 +769,20 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 			uint64_t bo;
 
 			memcpy(bid.id, e.ref, 20);
-			if (pack_find(p, &bid, &bo) && bo != cur) {
+			if (pack_find(p, &bid, &bo)) {
+				if (bo == cur) {
+					rc = corrupt(p, cur);
+					goto done;
+				}
 				cur = bo;
 				continue;
 			}
-			if ((rc = read_oid(&base, db, git, &bid)) < 0)
+			if (depth >= MAX_REF_DEPTH) {
+				rc = corrupt(p, cur);
+				goto done;
+			}
+			rc = read_oid(&base, db, git, &bid, depth + 1);
+			if (rc < 0)
 				goto done;
 			break;
 		}
@@ -843,14 +858,15 @@ done:
 }
 
 static int read_oid(struct obj **out, struct odb *db, git_repository *git,
-		    const git_oid *oid)
+		    const git_oid *oid, int depth)
 {
 	size_t i;
 	uint64_t offset;
 
 	for (i = 0; i < db->npacks; i++)
 		if (pack_find(&db->packs[i], oid, &offset))
-			return read_at(out, db, git, (uint32_t)i, offset);
+			return read_at(out, db, git, (uint32_t)i, offset,
+				       depth);
 	return read_fallback(out, db, git, oid);
 }
 
@@ -865,7 +881,7 @@ int odb_read(struct odb_object **out, struct odb *db, git_repository *git,
 
 	*out = NULL;
 	atomic_fetch_add(&db->reads, 1);
-	if ((rc = read_oid(&o, db, git, oid)) < 0) {
+	if ((rc = read_oid(&o, db, git, oid, 0)) < 0) {
 		char msg[512];
 
 		snprintf(msg, sizeof(msg), "%s", error_last());
