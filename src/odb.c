@@ -384,10 +384,16 @@ static int add_objects_dir(struct odb *db, const char *objdir, int depth)
 		 * keeps runs alike. */
 		if (n)
 			qsort(names, n, sizeof(*names), name_cmp);
-		for (i = 0; i < n && rc == 0; i++)
+		/*
+		 * A pack we cannot map or make sense of is left to libgit2,
+		 * which reads it, or says what is wrong with the objects in
+		 * it when one is asked for.
+		 */
+		for (i = 0; i < n && rc != STRATA_ENOMEM; i++)
 			rc = add_pack(db, dir, names[i]);
-		if (rc < 0)
+		if (rc == STRATA_ENOMEM)
 			goto done;
+		rc = 0;
 	}
 	if (depth >= MAX_ALTERNATE_DEPTH)
 		goto done;
@@ -436,12 +442,14 @@ int odb_open(struct odb **out, git_repository *git, size_t cache_bytes)
 	int rc = 0;
 
 	*out = NULL;
-	if (!db || !(db->bucket = calloc(BUCKETS, sizeof(*db->bucket))) ||
+	if (!db)
+		return error_oom();
+	pthread_mutex_init(&db->lock, NULL);
+	if (!(db->bucket = calloc(BUCKETS, sizeof(*db->bucket))) ||
 	    !(objdir = malloc(strlen(common) + 9))) {
 		rc = error_oom();
 		goto done;
 	}
-	pthread_mutex_init(&db->lock, NULL);
 	db->limit = cache_bytes ? cache_bytes : DEFAULT_CACHE;
 	atomic_init(&db->reads, 0);
 	atomic_init(&db->hits, 0);
@@ -465,11 +473,9 @@ void odb_free(struct odb *db)
 
 	if (!db)
 		return;
-	if (db->bucket) {
-		while (db->lru_tail)
-			cache_evict(db, db->lru_tail);
-		pthread_mutex_destroy(&db->lock);
-	}
+	while (db->lru_tail)
+		cache_evict(db, db->lru_tail);
+	pthread_mutex_destroy(&db->lock);
 	for (i = 0; i < db->npacks; i++)
 		pack_release(&db->packs[i]);
 	free(db->packs);

@@ -108,6 +108,15 @@ printf '# objects of r\n../../../r/.git/objects\n' \
 check "relative alternate" "$tmp/alt"
 [ "$(stat_of fallback)" = 0 ] || fail "relative alternate: read through libgit2"
 
+# A pack that makes no sense next to a good one (as an interrupted
+# transfer can leave): skipped, the good one still serves every object.
+cp -r "$r" "$tmp/junk"
+head -c 3000 /dev/urandom >"$tmp/junk/.git/objects/pack/pack-junk.idx"
+head -c 3000 /dev/urandom >"$tmp/junk/.git/objects/pack/pack-junk.pack"
+check "junk pack beside" "$tmp/junk"
+[ "$(stat_of packs)" = 1 ] || fail "junk pack beside: $(stat_of packs) packs taken"
+[ "$(stat_of fallback)" = 0 ] || fail "junk pack beside: read through libgit2"
+
 # A missing object: an error, with its name.
 missing=0123456789abcdef0123456789abcdef01234567
 if echo "$missing" | "$T" "$r" >/dev/null 2>"$tmp/err"; then
