@@ -193,6 +193,8 @@ static void node_decref(struct node *n)
 	for (i = 0; i < n->n; i++) {
 		struct entry *e = &n->e[i];
 
+		if (i + 8 < n->n && n->e[i + 8].ptr)
+			__builtin_prefetch(n->e[i + 8].ptr, 1);
 		if (!e->ptr)
 			continue;
 		if (kind_of(e->mode) == K_TREE)
@@ -400,6 +402,9 @@ static int build_node(struct node **out, struct engine *E,
 					      small), q;
 
 		while (oi < old->n && entry_end(old, &old->e[oi]) <= p) {
+			/* The counts are all over memory: ask for them early. */
+			if (oi + 8 < old->n && old->e[oi + 8].ptr)
+				__builtin_prefetch(old->e[oi + 8].ptr, 1);
 			entry_share(&n->e[oi], &old->e[oi], old, n, 0);
 			n->n = (uint32_t)++oi;
 		}
@@ -433,6 +438,9 @@ static int build_node(struct node **out, struct engine *E,
 					    n->n + (old->n - tail))) < 0)
 				goto done;
 			for (i = tail; i < old->n; i++) {
+				if (i + 8 < old->n && old->e[i + 8].ptr)
+					__builtin_prefetch(old->e[i + 8].ptr,
+							   1);
 				entry_share(&n->e[n->n], &old->e[i], old, n,
 					    (size_t)shift);
 				n->n++;
