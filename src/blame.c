@@ -51,6 +51,7 @@ struct version {
 	uint32_t pending;         /* stage 3: dependents not yet evaluated */
 	uint16_t norigins;
 	unsigned needed:1, ignored:1, output:1;
+	unsigned counted:1;       /* nlines read off the blob (stage 2) */
 	git_oid oid;              /* blob */
 	struct origin *origins;
 	uint32_t *lines;
@@ -912,7 +913,14 @@ static int diff_version(struct version *v, struct odb *db,
 		return rc;
 	t = (const char *)tb->data;
 	tlen = tb->len;
-	v->nlines = diff_count_lines(t, tlen);
+	/*
+	 * A version with an origin has as many lines as it, give or take
+	 * the hunks: counted in stage 3, not here on every blob.
+	 */
+	if (!v->norigins || v->ignored) {
+		v->nlines = diff_count_lines(t, tlen);
+		v->counted = 1;
+	}
 	if (v->norigins > 8) {
 		pbufs = calloc(v->norigins, sizeof(*pbufs));
 		plens = calloc(v->norigins, sizeof(*plens));
@@ -1076,6 +1084,36 @@ done:
 }
 
 /* ---- stage 3: evaluation ---- */
+
+/*
+ * The lines of a version that stage 2 did not count: its first origin's
+ * (counted before, in creation order) plus what the hunks add, less what
+ * they take. git's tail trim cuts both blobs right after the same line
+ * end, so the hunks of the trimmed blobs tell the difference in full.
+ */
+static int count_lines(struct version *v)
+{
+	const struct origin *o;
+	int64_t n;
+	uint32_t h;
+
+	if (v->counted)
+		return 0;
+	o = &v->origins[0];
+	if (!o->src->counted)
+		return error_set("internal error: an origin comes after its "
+				 "version");
+	n = o->src->nlines;
+	for (h = 0; h < o->nhunks; h++)
+		n += (int64_t)o->hunks[h].new_count -
+		     (int64_t)o->hunks[h].old_count;
+	if (n < 0 || n > UINT32_MAX)
+		return error_set("internal error: diff hunks do not fit the "
+				 "blobs");
+	v->nlines = (uint32_t)n;
+	v->counted = 1;
+	return 0;
+}
 
 static int evaluate(struct version *v, unsigned char *taken)
 {
@@ -1364,6 +1402,8 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 		qsort(list, n, sizeof(*list), seq_cmp);
 	res->ndiffs = 0;
 	for (i = 0; i < n; i++) {
+		if ((rc = count_lines(list[i])) < 0)
+			goto done;
 		res->ndiffs += list[i]->norigins;
 		if (list[i]->nlines > maxlines)
 			maxlines = list[i]->nlines;
