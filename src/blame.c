@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1117,13 +1118,16 @@ static int count_lines(struct version *v)
 
 static int evaluate(struct version *v, unsigned char *taken)
 {
+	/* Most versions: one origin, nothing ignored, no need for taken[]. */
+	bool single = v->norigins == 1 && !v->ignored;
 	uint16_t k;
 	uint32_t x;
 
 	v->lines = malloc((v->nlines ? v->nlines : 1) * sizeof(*v->lines));
 	if (!v->lines)
 		return error_oom();
-	memset(taken, 0, v->nlines);
+	if (!single)
+		memset(taken, 0, v->nlines);
 	for (k = 0; k < v->norigins; k++) {
 		const struct origin *o = &v->origins[k];
 		const uint32_t *src = o->src->lines;
@@ -1144,18 +1148,35 @@ static int evaluate(struct version *v, unsigned char *taken)
 			    oend > o->src->nlines)
 				return error_set("internal error: diff hunks "
 						 "do not fit the blobs");
-			for (x = nprev; x < nend; x++) {
-				if (!taken[x]) {
-					taken[x] = 1;
-					v->lines[x] = src[oprev + (x - nprev)];
+			if (k == 0) {
+				/* Nothing is taken before the first origin. */
+				memcpy(v->lines + nprev, src + oprev,
+				       (size_t)(nend - nprev) * sizeof(*src));
+				if (!single)
+					memset(taken + nprev, 1, nend - nprev);
+			} else {
+				for (x = nprev; x < nend; x++) {
+					if (!taken[x]) {
+						taken[x] = 1;
+						v->lines[x] =
+							src[oprev + (x - nprev)];
+					}
 				}
 			}
 			if (h < o->nhunks) {
 				nprev = nend + o->hunks[h].new_count;
 				oprev = oend + o->hunks[h].old_count;
+				if (nprev > v->nlines || nprev < nend)
+					return error_set("internal error: diff "
+							 "hunks do not fit the "
+							 "blobs");
+				for (x = nend; single && x < nprev; x++)
+					v->lines[x] = v->commit;
 			}
 		}
 	}
+	if (single)
+		return 0;
 	for (k = 0; k < v->norigins && v->ignored; k++) {
 		const struct origin *o = &v->origins[k];
 
