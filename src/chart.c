@@ -22,7 +22,6 @@
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <png.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1892,115 +1891,22 @@ done:
 }
 
 /*
- * The directory charts, shared out between threads: each has its own
- * font map and context (pango objects are not to be shared), takes the
- * next directory, and stops at the first error, which is copied to the
- * caller's error slot (it is per thread).
+ * The directory charts, one after the other. Not on several threads:
+ * cairo 1.16 shares a scaled font between threads that ask for the same
+ * face and size, whatever pango font map they go through, and a glyph
+ * cache frozen by one thread while another drops the font aborts the
+ * process (cairo-scaled-font.c: "! scaled_font->cache_frozen"), as
+ * tests/t-chart.sh once saw. A directory chart takes a few milliseconds.
  */
-struct pool {
-	pthread_mutex_t lock;
-	size_t next;
+static int chart_dirs(struct charts *x)
+{
+	size_t i;
 	int rc;
-	char msg[1024];
-};
 
-struct worker {
-	struct charts x;
-	struct pool *pool;
-};
-
-static void *chart_worker(void *arg)
-{
-	struct worker *w = arg;
-	struct pool *pool = w->pool;
-	const struct tally *t = w->x.t;
-
-	for (;;) {
-		size_t i;
-		int rc;
-
-		pthread_mutex_lock(&pool->lock);
-		i = pool->next++;
-		rc = pool->rc;
-		pthread_mutex_unlock(&pool->lock);
-		if (rc || i >= t->ndirs)
-			break;
-		if (t->dirs[i].level < 1)
-			continue;
-		rc = chart_dir(&w->x, i);
-		if (rc) {
-			pthread_mutex_lock(&pool->lock);
-			if (!pool->rc) {
-				pool->rc = rc;
-				snprintf(pool->msg, sizeof(pool->msg), "%s",
-					 error_last());
-			}
-			pthread_mutex_unlock(&pool->lock);
-			break;
-		}
-	}
-	return NULL;
-}
-
-static int chart_dirs(struct charts *x, unsigned jobs)
-{
-	struct pool pool;
-	struct worker *w = NULL;
-	pthread_t *tid = NULL;
-	size_t n, started = 0, i;
-	int rc = 0;
-
-	n = jobs > 1 ? jobs : 1;
-	if (n > x->t->ndirs / 8 + 1)
-		n = x->t->ndirs / 8 + 1;
-	if (n == 1) {
-		for (i = 1; i < x->t->ndirs; i++)
-			if (x->t->dirs[i].level >= 1 && (rc = chart_dir(x, i)))
-				return rc;
-		return 0;
-	}
-	memset(&pool, 0, sizeof(pool));
-	pthread_mutex_init(&pool.lock, NULL);
-	pool.next = 1;
-	w = calloc(n, sizeof(*w));
-	tid = calloc(n, sizeof(*tid));
-	if (!w || !tid) {
-		rc = error_oom();
-		goto done;
-	}
-	for (i = 0; i < n; i++) {
-		w[i].x = *x;
-		w[i].x.path = NULL;
-		w[i].x.path_cap = 0;
-		w[i].pool = &pool;
-		fonts_open(&w[i].x.fm, &w[i].x.pc);
-		if (pthread_create(&tid[i], NULL, chart_worker, &w[i])) {
-			fonts_close(w[i].x.fm, w[i].x.pc);
-			pthread_mutex_lock(&pool.lock);
-			if (!pool.rc) {
-				pool.rc = STRATA_ERR;
-				snprintf(pool.msg, sizeof(pool.msg),
-					 "unable to start a thread");
-			}
-			pthread_mutex_unlock(&pool.lock);
-			break;
-		}
-		started++;
-	}
-	for (i = 0; i < started; i++) {
-		pthread_join(tid[i], NULL);
-		fonts_close(w[i].x.fm, w[i].x.pc);
-		free(w[i].x.path);
-	}
-	if (pool.rc)
-		rc = pool.rc == STRATA_ENOMEM ? error_oom()
-					      : error_setc(pool.rc, "%s",
-							   pool.msg);
-done:
-	pthread_mutex_destroy(&pool.lock);
-	free(w);
-	free(tid);
-	return rc;
+	for (i = 1; i < x->t->ndirs; i++)
+		if (x->t->dirs[i].level >= 1 && (rc = chart_dir(x, i)))
+			return rc;
+	return 0;
 }
 
 int chart_write_all(const char *img_dir, const struct tally *t,
@@ -2052,7 +1958,7 @@ int chart_write_all(const char *img_dir, const struct tally *t,
 	    (rc = chart_emit(&x, "subsystems-stack", draw_subsystems_stack,
 			     NULL)))
 		goto done;
-	rc = chart_dirs(&x, o->jobs);
+	rc = chart_dirs(&x);
 done:
 	free(counts);
 	free(x.path);

@@ -872,7 +872,6 @@ static int run(struct options *o)
 	rep.chart.width = (unsigned)o->chart_width;
 	rep.chart.height = (unsigned)o->chart_height;
 	rep.chart.dark = o->dark;
-	rep.chart.jobs = (unsigned)o->jobs;
 	rc = report_publish(t, &info, &rep);
 done:
 	if (ignore_hex)

@@ -38,7 +38,6 @@ struct report_info {
 struct chart_options {
 	unsigned width, height;    /* CSS pixels */
 	int dark;                  /* --theme dark */
-	unsigned jobs;             /* threads drawing charts (--jobs); 0: 1 */
 };
 
 struct report_options {

@@ -6,8 +6,6 @@
  *   chart_test check DIR        run the checks, writing under DIR
  *   chart_test gen DIR          write a fixed set of charts (to compare
  *                               the output of two processes)
- *
- * CHART_TEST_JOBS=N: draw with N threads in gen and samples.
  *   chart_test font             only chart_check_font()
  *   chart_test samples DIR      charts for 3/12/90/150 releases, light
  *                               and dark, to look at
@@ -527,14 +525,12 @@ static char *subdir(const char *base, const char *name)
 	return p;
 }
 
-static unsigned jobs = 1;
-
 static int write_charts(const char *dir, const struct tally *t,
 			const struct report_info *info, unsigned w,
 			unsigned h, int dark)
 {
 	struct chart_options o = {
-		.width = w, .height = h, .dark = dark, .jobs = jobs
+		.width = w, .height = h, .dark = dark
 	};
 	int rc = chart_write_all(dir, t, info, &o);
 
@@ -983,7 +979,7 @@ static void check_edges(const char *base)
 		CHECK(rc < 0, "wrote into a missing directory");
 		CHECK(strstr(error_last(), "/nonexistent/img/") != NULL,
 		      "message names no file: %s", error_last());
-		/* an error in a drawing thread reaches the caller */
+		/* an error in a directory chart reaches the caller */
 		{
 			char *d = subdir(base, "readonly");
 			char *f = path_of(d, "dir-arch.png");
@@ -991,12 +987,12 @@ static void check_edges(const char *base)
 			/* a directory where a file should go */
 			if (mkdir(f, 0777))
 				fail(__LINE__, "cannot create '%s'", f);
-			o.jobs = 3;
 			error_clear();
 			rc = chart_write_all(d, t, &info_linux, &o);
 			CHECK(rc < 0, "wrote over a directory");
 			CHECK(strstr(error_last(), "dir-arch.png") != NULL,
-			      "thread's message lost: '%s'", error_last());
+			      "directory chart's message lost: '%s'",
+			      error_last());
 			free(f);
 			free(d);
 		}
@@ -1059,21 +1055,15 @@ static void check_palette(void)
 	fx_free(t);
 }
 
-/*
- * The same tally twice in one process gives the same bytes, drawn by
- * one thread or by four.
- */
+/* The same tally twice in one process gives the same bytes. */
 static void check_determinism(const char *base)
 {
 	struct tally *t = fx_linux(30, 1);
 	char *a = subdir(base, "det-a"), *b = subdir(base, "det-b");
 	int ok;
 
-	jobs = 1;
 	ok = !write_charts(a, t, &info_linux, 700, 420, 0);
-	jobs = 4;
 	ok = ok && !write_charts(b, t, &info_linux, 700, 420, 0);
-	jobs = 1;
 	if (ok)
 		check_same_dirs(a, b);
 	free(a);
@@ -1128,8 +1118,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "chart_test: %s\n", error_last());
 		return 1;
 	}
-	if (getenv("CHART_TEST_JOBS"))
-		jobs = (unsigned)atoi(getenv("CHART_TEST_JOBS"));
 	if (!strcmp(mode, "gen")) {
 		gen(argv[2]);
 	} else if (!strcmp(mode, "samples")) {
