@@ -12,8 +12,8 @@ PREFIX  ?= /usr/local
 BINDIR   = $(PREFIX)/bin
 DATADIR  = $(PREFIX)/share/strata
 
-PKGS     = libgit2 zlib cairo pangocairo libpng libctemplate
-DEB_PKGS = libgit2-dev zlib1g-dev libcairo2-dev libpango1.0-dev libctemplate-dev libpng-dev \
+PKGS     = libgit2 libdeflate cairo pangocairo libpng libctemplate
+DEB_PKGS = libgit2-dev libdeflate-dev libcairo2-dev libpango1.0-dev libctemplate-dev libpng-dev \
 	   fonts-dejavu-core pkg-config git g++ make time bc libxml2-utils \
 	   chromium python3
 

@@ -940,7 +940,13 @@ static int diff_version(struct version *v, struct odb *db,
 			goto done;
 		pbufs[k] = (const char *)pb[k]->data;
 		plens[k] = pb[k]->len;
-		rc = diff_buffers(dr, pbufs[k], plens[k], t, tlen, flags);
+		{
+			struct diff_blob from = { pbufs[k], plens[k],
+						  o->src->oid.id };
+			struct diff_blob to = { t, tlen, v->oid.id };
+
+			rc = diff_blobs(dr, &from, &to, flags);
+		}
 		if (rc < 0)
 			goto done;
 		/* The guesses for ignored commits need every parent at once. */

@@ -22,7 +22,7 @@
  * pass tests/t-diff-unit.sh, which diffs real histories both ways.
  */
 
-/* libgit2 refuses larger buffers ("files too large for diff"). */
+/* git and libgit2 refuse larger blobs ("files too large for diff"). */
 #define MAX_SIDE ((size_t)1023 << 20)
 
 #define NO_CLASS UINT32_MAX
@@ -95,20 +95,15 @@ struct buf {
 	size_t cap;
 };
 
-struct class_info {
-	uint64_t hash;
-	const unsigned char *ptr;
-	uint32_t len;
-	uint32_t first_a;       /* first record of a in it, or NO_CLASS */
-};
+#define NO_ID UINT32_MAX
 
 /* One of the two buffers being compared. */
 struct side {
 	const unsigned char *buf;
 	size_t len;
 	uint32_t n;             /* records */
-	uint32_t *off;          /* n + 1 starts, off[n] == len */
-	uint32_t *cls;          /* class of each record, or NO_CLASS */
+	const uint32_t *off;    /* n + 1 starts, off[n] == len */
+	const uint32_t *cls;    /* class of each record */
 	unsigned char *chg;     /* changed flags; chg[-1] and chg[n] are 0 */
 	uint32_t *kept;         /* records that go through Myers */
 	uint32_t *kept_cls;
@@ -117,19 +112,82 @@ struct side {
 	long lo, hi;
 };
 
-/* Everything one call needs, reused by the next call on the thread. */
+static inline const unsigned char *rec_ptr(const struct side *s, long i)
+{
+	return s->buf + s->off[i];
+}
+
+static inline uint32_t rec_len(const struct side *s, long i)
+{
+	return s->off[i + 1] - s->off[i];
+}
+
+/*
+ * The line dictionary: a number for every distinct line the thread has
+ * met, kept from call to call. Equal lines (with -w, lines equal but for
+ * whitespace) get equal numbers, so the numbers serve as xdiff's classes
+ * in every diff, and a line is hashed only the first time it is seen.
+ */
+struct line_entry {
+	uint64_t hash;
+	uint32_t at, len;       /* its bytes in text (for -w, without spaces) */
+};
+
+/* Two counts side by side: a number's in the old and in the new side. */
+struct pair {
+	uint32_t c[2];
+};
+
+struct dict {
+	struct line_entry *e;
+	uint32_t n, cap;
+	uint32_t *slot;         /* number + 1, or 0 */
+	uint32_t mask;
+	int shift;
+	unsigned char *text;
+	size_t text_len, text_cap;
+	/* Per number: records of it in each side, 0 between calls. */
+	struct pair *count;
+	uint32_t *pos;          /* scratch: where a number was seen */
+	uint32_t gen;           /* changes whenever the numbers start over */
+	int ws;                 /* the mode the numbers are for, -1: none */
+};
+
+/*
+ * Past this many numbers or bytes of text, the dictionary starts over at
+ * the next call: a thread's share of memory stays under about 40 MiB.
+ */
+#define DICT_MAX_IDS ((uint32_t)1 << 19)
+#define DICT_MAX_TEXT ((size_t)24 << 20)
+
+/*
+ * A blob's lines, as starts and numbers, made once and reused by the next
+ * diffs the blob is in: the versions of a file come one after another, so
+ * a side of one diff is usually a side of the next. A new blob's table is
+ * mostly copied from the other side's: runs of equal bytes are runs of
+ * equal lines, and only the lines in between are looked up.
+ */
+struct table {
+	unsigned char key[DIFF_KEY_SIZE];
+	bool keyed;
+	size_t len;             /* bytes of the blob */
+	uint32_t n;             /* its records */
+	uint32_t *off;          /* n + 1 starts */
+	uint32_t *id;           /* n numbers */
+	size_t cap;             /* room for this many starts */
+	uint32_t gen;           /* the dictionary's when made */
+	uint64_t used;          /* for least recently used; 0: empty */
+};
+
+#define TABLES 8
+
+/* Everything one thread's calls need, kept from call to call. */
 struct ctx {
 	struct side s[2];
-	bool ws;                /* -w: records compare without whitespace */
-	struct buf off[2], cls[2], chg[2], kept[2], kept_cls[2];
-	struct buf slots, classes, counts[2], dis, kv, todo, keymap, hashes;
-	uint32_t *slot;
-	uint32_t slot_mask;
-	int slot_shift;
-	struct class_info *class;
-	uint32_t *count[2];     /* records of each class in each side */
-	uint32_t nclass, class_cap;
-	bool oom;
+	struct dict dict;
+	struct table tab[TABLES];
+	uint64_t clock;
+	struct buf chg[2], kept[2], kept_cls[2], dis, kv, todo, hashes, norm;
 };
 
 static void *reserve(struct buf *b, size_t bytes)
@@ -149,22 +207,27 @@ static void *reserve(struct buf *b, size_t bytes)
 	return b->p;
 }
 
-/* The buffers of a context, into all[]; returns how many. */
+/* The buffers of a single call, into all[]; returns how many. */
 static size_t ctx_bufs(struct ctx *c, struct buf **all)
 {
 	struct buf *list[] = {
-		&c->off[0], &c->off[1], &c->cls[0], &c->cls[1], &c->chg[0],
-		&c->chg[1], &c->kept[0], &c->kept[1], &c->kept_cls[0],
-		&c->kept_cls[1], &c->slots, &c->classes, &c->counts[0],
-		&c->counts[1], &c->dis, &c->kv, &c->todo, &c->keymap,
-		&c->hashes
+		&c->chg[0], &c->chg[1], &c->kept[0], &c->kept[1],
+		&c->kept_cls[0], &c->kept_cls[1], &c->dis, &c->kv, &c->todo,
+		&c->hashes, &c->norm
 	};
 
 	memcpy(all, list, sizeof(list));
 	return sizeof(list) / sizeof(*list);
 }
 
-#define CTX_BUFS 19
+#define CTX_BUFS 11
+
+static void table_free(struct table *t)
+{
+	free(t->off);
+	free(t->id);
+	memset(t, 0, sizeof(*t));
+}
 
 static void ctx_free(void *arg)
 {
@@ -177,24 +240,21 @@ static void ctx_free(void *arg)
 	n = ctx_bufs(c, all);
 	for (i = 0; i < n; i++)
 		free(all[i]->p);
+	for (i = 0; i < TABLES; i++)
+		table_free(&c->tab[i]);
+	free(c->dict.e);
+	free(c->dict.slot);
+	free(c->dict.text);
+	free(c->dict.count);
+	free(c->dict.pos);
 	free(c);
 }
 
 /*
  * Big diffs should not pin their memory for the life of the thread: past
- * this much, the buffers go back after the call.
+ * this much, a call's buffers, or a table, go back after the call.
  */
 #define KEEP_BYTES ((size_t)16 << 20)
-
-static size_t ctx_bytes(struct ctx *c)
-{
-	struct buf *all[CTX_BUFS];
-	size_t i, n = ctx_bufs(c, all), bytes = 0;
-
-	for (i = 0; i < n; i++)
-		bytes += all[i]->cap;
-	return bytes;
-}
 
 /*
  * One context per thread: a thread-local pointer for speed, and a key
@@ -215,7 +275,10 @@ static struct ctx *ctx_get(void)
 	if (!ctx_mine) {
 		pthread_once(&ctx_once, ctx_key_make);
 		ctx_mine = calloc(1, sizeof(*ctx_mine));
-		if (ctx_mine && ctx_key_ok)
+		if (!ctx_mine)
+			return NULL;
+		ctx_mine->dict.ws = -1;
+		if (ctx_key_ok)
 			pthread_setspecific(ctx_key, ctx_mine);
 	}
 	return ctx_mine;
@@ -223,30 +286,37 @@ static struct ctx *ctx_get(void)
 
 static void ctx_put(struct ctx *c)
 {
-	if (ctx_bytes(c) <= KEEP_BYTES)
-		return;
-	if (ctx_key_ok)
-		pthread_setspecific(ctx_key, NULL);
-	ctx_free(c);
-	ctx_mine = NULL;
+	struct buf *all[CTX_BUFS];
+	size_t i, n = ctx_bufs(c, all), bytes = 0;
+
+	for (i = 0; i < n; i++)
+		bytes += all[i]->cap;
+	if (bytes > KEEP_BYTES) {
+		for (i = 0; i < n; i++) {
+			free(all[i]->p);
+			all[i]->p = NULL;
+			all[i]->cap = 0;
+		}
+	}
+	for (i = 0; i < TABLES; i++)
+		if (c->tab[i].cap * 2 * sizeof(uint32_t) > KEEP_BYTES)
+			table_free(&c->tab[i]);
 }
 
 /*
  * git's xdiff interface drops the common tail of both buffers before
  * diffing: whole 1 KiB blocks, then it gives back bytes up to and including
  * the first newline so that only complete lines are dropped. Which of two
- * identical lines gets blamed depends on this, so we do the same.
+ * identical lines gets blamed depends on this, so we do the same, from
+ * `same`, the length of the buffers' common tail. What is left of each
+ * buffer is a run of its whole first lines.
  */
 static void trim_tail(size_t *alen, size_t *blen, const char *a,
-		      const char *b)
+		      size_t same)
 {
 	const size_t blk = 1024;
-	size_t smaller = *alen < *blen ? *alen : *blen;
-	size_t cut = 0, back = 0;
+	size_t cut = same / blk * blk, back = 0;
 
-	while (cut + blk <= smaller &&
-	       !memcmp(a + *alen - cut - blk, b + *blen - cut - blk, blk))
-		cut += blk;
 	/* Keep the partial line that precedes the dropped lines. */
 	while (back < cut) {
 		char c = a[*alen - cut + back];
@@ -259,7 +329,7 @@ static void trim_tail(size_t *alen, size_t *blen, const char *a,
 	*blen -= cut - back;
 }
 
-/* ---- records and classes ---------------------------------------------- */
+/* ---- hashing ---------------------------------------------------------- */
 
 static inline uint64_t load64(const unsigned char *p)
 {
@@ -310,8 +380,8 @@ static inline uint64_t load_short(const unsigned char *p, size_t n,
 }
 
 /*
- * Any hash will do as long as equal records get equal hashes: classes are
- * settled by comparing the bytes. `end` bounds the buffer p is in.
+ * Any hash will do as long as equal records get equal hashes: numbers
+ * are settled by comparing the bytes. `end` bounds the buffer p is in.
  */
 static inline uint64_t hash_bytes(const unsigned char *p, size_t n,
 				  const unsigned char *end)
@@ -351,271 +421,213 @@ static inline bool same_bytes(const unsigned char *a, const unsigned char *b,
 	return true;
 }
 
-/* With -w, a record is the sequence of its non-whitespace bytes. */
-static uint64_t hash_no_space(const unsigned char *p, size_t n)
-{
-	unsigned char blk[32];
-	uint64_t h = K2, total = 0;
-	size_t i = 0, k = 0, j;
-
-	for (;;) {
-#ifdef __SSE2__
-		/* Whole chunks without whitespace go in at once. */
-		for (; i + 16 <= n; i += 16) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
-
-			if (_mm_movemask_epi8(space_mask(v)))
-				break;
-			memcpy(blk + k, p + i, 16);
-			h = mum(load64(blk) ^ K1, load64(blk + 8) ^ h);
-			total += 16;
-			memcpy(blk, blk + 16, 16);
-		}
-#endif
-		if (i == n)
-			break;
-		for (j = i + 16 < n ? i + 16 : n; i < j; i++) {
-			blk[k] = p[i];
-			k += !is_space[p[i]];
-			if (k == 16) {
-				h = mum(load64(blk) ^ K1, load64(blk + 8) ^ h);
-				total += 16;
-				k = 0;
-			}
-		}
-	}
-	for (j = k; j < 16; j++)
-		blk[j] = 0;
-	h = mum(load64(blk) ^ K1, load64(blk + 8) ^ h);
-	return mum(h ^ K2, (total + k) ^ K0);
-}
-
 /*
- * The sum of the non-whitespace bytes of a record: equal for records
- * equal under -w, so a cheap first test. `end` bounds the buffer.
+ * With -w a record is the sequence of its bytes that are not whitespace
+ * (xdl_recmatch): those of p[0, n) go to out, which has room for n + 16.
+ * Returns how many.
  */
-static uint32_t sum_no_space(const unsigned char *p, size_t n,
-			     const unsigned char *end)
+static size_t strip_space(unsigned char *out, const unsigned char *p,
+			  size_t n)
 {
-	uint32_t sum = 0;
-	size_t i = 0;
+	size_t i = 0, k = 0;
 
 #ifdef __SSE2__
-	const __m128i zero = _mm_setzero_si128();
-	__m128i acc = zero;
-
 	for (; i + 16 <= n; i += 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(space_mask(v)), j;
 
-		acc = _mm_add_epi64(acc, _mm_sad_epu8(
-			_mm_andnot_si128(space_mask(v), v), zero));
+		if (!m) {
+			_mm_storeu_si128((__m128i *)(out + k), v);
+			k += 16;
+			continue;
+		}
+		for (j = 0; j < 16; j++)
+			if (!(m >> j & 1))
+				out[k++] = p[i + j];
 	}
-	if (i < n && end - (p + i) >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
-		__m128i idx = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
-					    10, 11, 12, 13, 14, 15);
-		__m128i in = _mm_cmplt_epi8(idx, _mm_set1_epi8((char)(n - i)));
-
-		v = _mm_and_si128(in, _mm_andnot_si128(space_mask(v), v));
-		acc = _mm_add_epi64(acc, _mm_sad_epu8(v, zero));
-		i = n;
-	}
-	sum = (uint32_t)_mm_cvtsi128_si32(acc) +
-	      (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(acc, 8));
-#else
-	(void)end;
 #endif
 	for (; i < n; i++)
-		sum += is_space[p[i]] ? 0 : p[i];
-	return sum;
+		if (!is_space[p[i]])
+			out[k++] = p[i];
+	return k;
 }
 
-static bool same_no_space(const unsigned char *a, size_t an,
-			  const unsigned char *b, size_t bn)
+/* ---- the dictionary --------------------------------------------------- */
+
+static int dict_rehash(struct dict *d, size_t slots)
 {
-	size_t i = 0, j = 0;
+	uint32_t *s = calloc(slots, sizeof(*s)), i;
+	int bits = 0;
 
-	for (;;) {
-		while (i < an && is_space[a[i]])
-			i++;
-		while (j < bn && is_space[b[j]])
-			j++;
-		if (i == an || j == bn)
-			return i == an && j == bn;
-		if (a[i++] != b[j++])
-			return false;
-	}
-}
-
-static inline const unsigned char *rec_ptr(const struct side *s, long i)
-{
-	return s->buf + s->off[i];
-}
-
-static inline uint32_t rec_len(const struct side *s, long i)
-{
-	return s->off[i + 1] - s->off[i];
-}
-
-static inline bool same_text(const struct ctx *c, const unsigned char *a,
-			     uint32_t an, const unsigned char *b, uint32_t bn)
-{
-	if (an == bn && same_bytes(a, b, an))
-		return true;
-	return c->ws && same_no_space(a, an, b, bn);
-}
-
-/* Are record i of side s and record j of side t in one class? */
-static inline bool same_recs(const struct ctx *c, const struct side *s,
-			     long i, const struct side *t, long j)
-{
-	if (s->cls[i] != NO_CLASS && t->cls[j] != NO_CLASS)
-		return s->cls[i] == t->cls[j];
-	return same_text(c, rec_ptr(s, i), rec_len(s, i), rec_ptr(t, j),
-			 rec_len(t, j));
-}
-
-static inline bool same_rec(const struct ctx *c, const struct side *s,
-			    long i, long j)
-{
-	return same_recs(c, s, i, s, j);
-}
-
-static inline uint64_t rec_hash(const struct ctx *c, const struct side *s,
-				long i)
-{
-	if (c->ws)
-		return hash_no_space(rec_ptr(s, i), rec_len(s, i));
-	return hash_bytes(rec_ptr(s, i), rec_len(s, i), s->buf + s->len);
-}
-
-/* ---- the class table -------------------------------------------------- */
-
-/* Make the slots fit the classes there are room for, and fill them in. */
-static int classes_rehash(struct ctx *c)
-{
-	size_t cap = 64, i;
-	int bits = 6;
-
-	while (cap < 2 * (size_t)c->class_cap) {
-		cap *= 2;
-		bits++;
-	}
-	c->slot = reserve(&c->slots, cap * sizeof(*c->slot));
-	if (!c->slot)
+	if (!s)
 		return -1;
-	memset(c->slot, 0, cap * sizeof(*c->slot));
-	c->slot_mask = (uint32_t)(cap - 1);
-	c->slot_shift = 64 - bits;
-	for (i = 0; i < c->nclass; i++) {
-		uint32_t at = (uint32_t)(c->class[i].hash >> c->slot_shift);
+	while (((size_t)1 << bits) < slots)
+		bits++;
+	free(d->slot);
+	d->slot = s;
+	d->mask = (uint32_t)(slots - 1);
+	d->shift = 64 - bits;
+	for (i = 0; i < d->n; i++) {
+		uint32_t at = (uint32_t)(d->e[i].hash >> d->shift);
 
-		while (c->slot[at])
-			at = (at + 1) & c->slot_mask;
-		c->slot[at] = (uint32_t)i + 1;
+		while (s[at])
+			at = (at + 1) & d->mask;
+		s[at] = i + 1;
 	}
 	return 0;
 }
 
-static int classes_room(struct ctx *c)
+/* Room for twice as many numbers (the counts of the new ones zero). */
+static int dict_grow(struct dict *d)
 {
-	size_t n = c->class_cap;
+	uint32_t cap = d->cap ? 2 * d->cap : 4096;
+	void *p;
 
-	c->class = reserve(&c->classes, n * sizeof(*c->class));
-	c->count[0] = reserve(&c->counts[0], n * sizeof(uint32_t));
-	c->count[1] = reserve(&c->counts[1], n * sizeof(uint32_t));
-	if (!c->class || !c->count[0] || !c->count[1])
+	if (!(p = realloc(d->e, cap * sizeof(*d->e))))
 		return -1;
-	return classes_rehash(c);
+	d->e = p;
+	if (!(p = realloc(d->count, cap * sizeof(*d->count))))
+		return -1;
+	d->count = p;
+	memset(d->count + d->cap, 0, (cap - d->cap) * sizeof(*d->count));
+	if (!(p = realloc(d->pos, cap * sizeof(uint32_t))))
+		return -1;
+	d->pos = p;
+	d->cap = cap;
+	return dict_rehash(d, 2 * (size_t)cap);
 }
 
-/* An empty class table, with room for about n classes to start with. */
-static int classes_init(struct ctx *c, size_t n)
+/* Numbers for mode `ws` from here on, starting over if need be. */
+static void dict_start(struct ctx *c, bool ws)
 {
-	c->nclass = 0;
-	c->class_cap = (uint32_t)(n + 16);
-	return classes_room(c);
+	struct dict *d = &c->dict;
+
+	if (d->ws == (int)ws && d->n <= DICT_MAX_IDS &&
+	    d->text_len <= DICT_MAX_TEXT)
+		return;
+	d->n = 0;
+	d->text_len = 0;
+	if (d->slot)
+		memset(d->slot, 0, ((size_t)d->mask + 1) * sizeof(*d->slot));
+	d->gen++;
+	d->ws = ws;
 }
 
-static int classes_grow(struct ctx *c)
+/* The number of the record p[0, n), whose hash is h; NO_ID: no memory. */
+static uint32_t intern_hashed(struct dict *d, const unsigned char *p,
+			      size_t n, uint64_t h)
 {
-	c->class_cap *= 2;
-	return classes_room(c);
-}
+	struct line_entry *e;
+	uint32_t at, id;
 
-/*
- * The class of record i of side `which`, whose hash is h. A record of no
- * known class starts a new one when `add` is set, and gets NO_CLASS
- * otherwise (or on running out of memory, which c->oom then says).
- */
-static uint32_t find_class(struct ctx *c, int which, long i, uint64_t h,
-			   bool add)
-{
-	const struct side *s = &c->s[which];
-	const unsigned char *p = rec_ptr(s, i);
-	uint32_t len = rec_len(s, i);
-	uint32_t at = (uint32_t)(h >> c->slot_shift), id;
-	struct class_info *k;
-
-	for (; c->slot[at]; at = (at + 1) & c->slot_mask) {
-		k = &c->class[c->slot[at] - 1];
-		if (k->hash == h && same_text(c, k->ptr, k->len, p, len))
-			return c->slot[at] - 1;
+	if (d->n == d->cap && dict_grow(d) < 0)
+		return NO_ID;
+	for (at = (uint32_t)(h >> d->shift); d->slot[at];
+	     at = (at + 1) & d->mask) {
+		e = &d->e[d->slot[at] - 1];
+		if (e->hash == h && e->len == n &&
+		    same_bytes(d->text + e->at, p, n))
+			return d->slot[at] - 1;
 	}
-	if (!add)
-		return NO_CLASS;
-	if (c->nclass == c->class_cap) {
-		if (classes_grow(c) < 0) {
-			c->oom = true;
-			return NO_CLASS;
-		}
-		return find_class(c, which, i, h, add);
+	if (d->text_len + n > d->text_cap) {
+		size_t cap = d->text_cap ? d->text_cap : (size_t)1 << 16;
+		void *q;
+
+		while (cap < d->text_len + n)
+			cap *= 2;
+		if (!(q = realloc(d->text, cap)))
+			return NO_ID;
+		d->text = q;
+		d->text_cap = cap;
 	}
-	id = c->nclass++;
-	k = &c->class[id];
-	k->hash = h;
-	k->ptr = p;
-	k->len = len;
-	c->count[0][id] = c->count[1][id] = 0;
-	k->first_a = NO_CLASS;
-	c->slot[at] = id + 1;
+	memcpy(d->text + d->text_len, p, n);
+	id = d->n++;
+	e = &d->e[id];
+	e->hash = h;
+	e->at = (uint32_t)d->text_len;
+	e->len = (uint32_t)n;
+	d->text_len += n;
+	d->slot[at] = id + 1;
 	return id;
 }
 
-/* Start loading the slot where a hash is looked up. */
-static inline void slot_prefetch(const struct ctx *c, uint64_t h)
+/* The number of the record p[0, n) of a buffer that ends at `end`. */
+static uint32_t intern(struct ctx *c, const unsigned char *p, size_t n,
+		       const unsigned char *end)
 {
-#if defined(__GNUC__)
-	__builtin_prefetch(&c->slot[h >> c->slot_shift]);
-#else
-	(void)c;
-	(void)h;
-#endif
+	if (c->dict.ws) {
+		unsigned char *q = reserve(&c->norm, n + 16);
+
+		if (!q)
+			return NO_ID;
+		n = strip_space(q, p, n);
+		p = q;
+		end = q + n;
+	}
+	return intern_hashed(&c->dict, p, n, hash_bytes(p, n, end));
 }
 
-/* Classify record i of side `which` and count it; false on no memory. */
-static bool add_record(struct ctx *c, int which, long i, uint64_t h)
-{
-	uint32_t id = find_class(c, which, i, h, true);
+/* ---- tables ----------------------------------------------------------- */
 
-	if (id == NO_CLASS)
-		return false;
-	if (!c->count[which][id]++ && which == 0)
-		c->class[id].first_a = (uint32_t)i;
-	c->s[which].cls[i] = id;
-	return true;
+/* Room for n + 2 starts and numbers. */
+static int table_room(struct table *t, size_t n)
+{
+	size_t cap = t->cap ? t->cap : 256;
+	void *p;
+
+	if (n + 2 <= t->cap)
+		return 0;
+	while (cap < n + 2)
+		cap *= 2;
+	if (!(p = realloc(t->off, cap * sizeof(*t->off))))
+		return -1;
+	t->off = p;
+	if (!(p = realloc(t->id, cap * sizeof(*t->id))))
+		return -1;
+	t->id = p;
+	t->cap = cap;
+	return 0;
 }
 
-/* ---- splitting -------------------------------------------------------- */
-
-/* Room for n + 2 starts and classes of side `which`. */
-static int room(struct ctx *c, int which, size_t n)
+/* The table of a blob, if the thread still has it. */
+static struct table *table_find(struct ctx *c, const unsigned char *key,
+				size_t len)
 {
-	struct side *s = &c->s[which];
+	int i;
 
-	s->off = reserve(&c->off[which], (n + 2) * sizeof(uint32_t));
-	s->cls = reserve(&c->cls[which], (n + 2) * sizeof(uint32_t));
-	return s->off && s->cls ? 0 : -1;
+	if (!key)
+		return NULL;
+	for (i = 0; i < TABLES; i++) {
+		struct table *t = &c->tab[i];
+
+		if (t->used && t->keyed && t->gen == c->dict.gen &&
+		    t->len == len && !memcmp(t->key, key, DIFF_KEY_SIZE)) {
+			t->used = ++c->clock;
+			return t;
+		}
+	}
+	return NULL;
+}
+
+/* An empty table for a blob, in place of the oldest one but `keep`. */
+static struct table *table_take(struct ctx *c, const unsigned char *key,
+				size_t len, const struct table *keep)
+{
+	struct table *t = NULL;
+	int i;
+
+	for (i = 0; i < TABLES; i++)
+		if (&c->tab[i] != keep &&
+		    (!t || c->tab[i].used < t->used))
+			t = &c->tab[i];
+	t->keyed = key != NULL;
+	if (key)
+		memcpy(t->key, key, DIFF_KEY_SIZE);
+	t->len = len;
+	t->n = 0;
+	t->gen = c->dict.gen;
+	t->used = ++c->clock;
+	return t;
 }
 
 #ifdef __SSE2__
@@ -635,37 +647,30 @@ static inline uint64_t newlines64(const unsigned char *p)
 }
 #endif
 
-/*
- * Append to side s the starts of the records in buf[from, to), where `from`
- * starts a record; the side's offsets then hold s->n starts.
- */
-static int split(struct ctx *c, int which, size_t from, size_t to)
+/* The starts of the records of p[0, len) into t. */
+static int table_split(struct table *t, const unsigned char *p, size_t len)
 {
-	struct side *s = &c->s[which];
-	const unsigned char *p = s->buf;
-	size_t n = s->n, cap, i = from;
+	size_t n = 0, cap, i = 0;
 	uint32_t *off;
 
-	if (from >= to)
-		return 0;
-	if (room(c, which, n + 16) < 0)
+	if (table_room(t, 16) < 0)
 		return -1;
-	off = s->off;
-	cap = c->off[which].cap / sizeof(uint32_t) - 2;
-	/* Push the start after every newline; drop one at `to` at the end. */
-	off[n++] = (uint32_t)from;
+	off = t->off;
+	cap = t->cap - 2;
+	if (len)
+		off[n++] = 0;
 #ifdef __SSE2__
 	/* 64 bytes at a time: one mask of their newlines. */
-	for (; i + 64 <= to; i += 64) {
+	for (; i + 64 <= len; i += 64) {
 		uint64_t m = newlines64(p + i);
 
 		if (!m)
 			continue;
 		if (n + 64 > cap) {
-			if (room(c, which, 2 * n + 64) < 0)
+			if (table_room(t, 2 * n + 64) < 0)
 				return -1;
-			off = s->off;
-			cap = c->off[which].cap / sizeof(uint32_t) - 2;
+			off = t->off;
+			cap = t->cap - 2;
 		}
 		do {
 			off[n++] = (uint32_t)(i + 1 + (size_t)__builtin_ctzll(m));
@@ -673,44 +678,67 @@ static int split(struct ctx *c, int which, size_t from, size_t to)
 		} while (m);
 	}
 #endif
-	for (; i < to; i++) {
-		const unsigned char *nl = memchr(p + i, '\n', to - i);
+	for (; i < len; i++) {
+		const unsigned char *nl = memchr(p + i, '\n', len - i);
 
 		if (!nl)
 			break;
 		i = (size_t)(nl - p);
 		if (n + 1 > cap) {
-			if (room(c, which, 2 * n + 16) < 0)
+			if (table_room(t, 2 * n + 16) < 0)
 				return -1;
-			off = s->off;
-			cap = c->off[which].cap / sizeof(uint32_t) - 2;
+			off = t->off;
+			cap = t->cap - 2;
 		}
 		off[n++] = (uint32_t)(i + 1);
 	}
-	if (off[n - 1] == to)
+	if (n && off[n - 1] == len)
 		n--;
-	s->n = (uint32_t)n;
+	off[n] = (uint32_t)len;
+	t->n = (uint32_t)n;
 	return 0;
 }
 
-/* The rest of the per-record arrays of side `which`, now that n is known. */
-static int side_arrays(struct ctx *c, int which)
+/* t for the blob p[0, len), from nothing. */
+static int table_build(struct ctx *c, struct table *t,
+		       const unsigned char *p, size_t len)
 {
-	struct side *s = &c->s[which];
-	size_t n = s->n;
+	struct dict *d = &c->dict;
+	uint64_t *h;
+	uint32_t i, n;
 
-	if (room(c, which, n) < 0)
+	if (table_split(t, p, len) < 0)
 		return -1;
-	s->chg = reserve(&c->chg[which], n + 2);
-	s->kept = reserve(&c->kept[which], (n + 1) * sizeof(uint32_t));
-	s->kept_cls = reserve(&c->kept_cls[which], (n + 1) * sizeof(uint32_t));
-	if (!s->chg || !s->kept || !s->kept_cls)
+	n = t->n;
+	if (d->ws) {
+		for (i = 0; i < n; i++) {
+			t->id[i] = intern(c, p + t->off[i],
+					  t->off[i + 1] - t->off[i], p + len);
+			if (t->id[i] == NO_ID)
+				return -1;
+		}
+		return 0;
+	}
+	/* The hashes first, so that the lookups can load their slots early. */
+	if (!(h = reserve(&c->hashes, ((size_t)n + 1) * sizeof(*h))))
 		return -1;
-	s->off[n] = (uint32_t)s->len;
-	memset(s->chg, 0, n + 2);
-	s->chg++;
+	for (i = 0; i < n; i++)
+		h[i] = hash_bytes(p + t->off[i], t->off[i + 1] - t->off[i],
+				  p + len);
+	for (i = 0; i < n; i++) {
+#if defined(__GNUC__)
+		if (i + 8 < n && d->slot)
+			__builtin_prefetch(&d->slot[h[i + 8] >> d->shift]);
+#endif
+		t->id[i] = intern_hashed(d, p + t->off[i],
+					 t->off[i + 1] - t->off[i], h[i]);
+		if (t->id[i] == NO_ID)
+			return -1;
+	}
 	return 0;
 }
+
+/* ---- copying a table from another version ----------------------------- */
 
 /* Length of the common prefix of a and b (both at least n long). */
 static size_t common_head(const unsigned char *a, const unsigned char *b,
@@ -719,6 +747,27 @@ static size_t common_head(const unsigned char *a, const unsigned char *b,
 	size_t i = 0;
 
 #ifdef __SSE2__
+	/* 64 bytes a go while they are all equal, then 16 to find where. */
+	for (; i + 64 <= n; i += 64) {
+		__m128i e = _mm_and_si128(
+			_mm_and_si128(
+				_mm_cmpeq_epi8(
+					_mm_loadu_si128((const __m128i *)(a + i)),
+					_mm_loadu_si128((const __m128i *)(b + i))),
+				_mm_cmpeq_epi8(
+					_mm_loadu_si128((const __m128i *)(a + i + 16)),
+					_mm_loadu_si128((const __m128i *)(b + i + 16)))),
+			_mm_and_si128(
+				_mm_cmpeq_epi8(
+					_mm_loadu_si128((const __m128i *)(a + i + 32)),
+					_mm_loadu_si128((const __m128i *)(b + i + 32))),
+				_mm_cmpeq_epi8(
+					_mm_loadu_si128((const __m128i *)(a + i + 48)),
+					_mm_loadu_si128((const __m128i *)(b + i + 48)))));
+
+		if (_mm_movemask_epi8(e) != 0xffff)
+			break;
+	}
 	for (; i + 16 <= n; i += 16) {
 		__m128i x = _mm_loadu_si128((const __m128i *)(a + i));
 		__m128i y = _mm_loadu_si128((const __m128i *)(b + i));
@@ -735,13 +784,36 @@ static size_t common_head(const unsigned char *a, const unsigned char *b,
 	return i;
 }
 
-
 /* Length of the common suffix of a[0, an) and b[0, bn), at most n. */
 static size_t common_tail(const unsigned char *a, size_t an,
 			  const unsigned char *b, size_t bn, size_t n)
 {
 	size_t i = 0;
 
+#ifdef __SSE2__
+	/* 64 bytes a go while they are all equal, then 8 to find where. */
+	for (; i + 64 <= n; i += 64) {
+		const unsigned char *x = a + an - i - 64, *y = b + bn - i - 64;
+		__m128i e = _mm_and_si128(
+			_mm_and_si128(
+				_mm_cmpeq_epi8(
+					_mm_loadu_si128((const __m128i *)x),
+					_mm_loadu_si128((const __m128i *)y)),
+				_mm_cmpeq_epi8(
+					_mm_loadu_si128((const __m128i *)(x + 16)),
+					_mm_loadu_si128((const __m128i *)(y + 16)))),
+			_mm_and_si128(
+				_mm_cmpeq_epi8(
+					_mm_loadu_si128((const __m128i *)(x + 32)),
+					_mm_loadu_si128((const __m128i *)(y + 32))),
+				_mm_cmpeq_epi8(
+					_mm_loadu_si128((const __m128i *)(x + 48)),
+					_mm_loadu_si128((const __m128i *)(y + 48)))));
+
+		if (_mm_movemask_epi8(e) != 0xffff)
+			break;
+	}
+#endif
 	while (i + 8 <= n &&
 	       load64(a + an - i - 8) == load64(b + bn - i - 8))
 		i += 8;
@@ -776,278 +848,238 @@ static long first_start_from(const uint32_t *off, long lo, long hi,
 	return lo;
 }
 
-/* ---- preparing both sides --------------------------------------------- */
+/* The other version of a file that a new table is copied from. */
+struct known {
+	const struct table *t;
+	const unsigned char *buf;
+};
 
 /*
- * A cheap key that equal records share (the length and the first bytes,
- * or with -w the sum of the bytes that are not whitespace), and a bitmap
- * of the keys of the records in the middle: a record at the ends whose key
- * is not there is in none of the middle's classes.
+ * Copy to t, from its record j on at byte pb, the records of k from i on
+ * (up to `whole`, all ending in a newline) that t's buffer repeats byte
+ * for byte (up to `to`). Returns how many, or -1.
  */
-#define KEYMAP_BITS 4096
-
-static inline uint32_t rec_key(const struct ctx *c, const struct side *s,
-			       long i)
+static long copy_run(struct table *t, const unsigned char *buf,
+		     const struct known *k, long i, long whole, size_t j,
+		     size_t pb, size_t to)
 {
-	const unsigned char *p = rec_ptr(s, i);
-	uint32_t n = rec_len(s, i);
-	uint64_t w;
+	const uint32_t *ko = k->t->off;
+	size_t most = ko[whole] - ko[i], len;
+	long r, x, shift = (long)pb - (long)ko[i];
 
-	if (c->ws)
-		return sum_no_space(p, n, s->buf + s->len);
-	/* The length and the first bytes: few records of the ends pass. */
-	w = n >= 8 ? load64(p) : n ? load_short(p, n, s->buf + s->len) : 0;
-	return (uint32_t)(((w ^ n) * K1) >> 40);
-}
-
-static inline void keymap_add(uint64_t *map, uint32_t key)
-{
-	key %= KEYMAP_BITS;
-	map[key / 64] |= (uint64_t)1 << (key % 64);
-}
-
-static inline bool keymap_has(const uint64_t *map, uint32_t key)
-{
-	key %= KEYMAP_BITS;
-	return map[key / 64] >> (key % 64) & 1;
-}
-
-/*
- * Records [from, to) of a, equal to records [from + shift, to + shift) of
- * b, count once in each side: into the classes of the middle, or, when
- * `all`, into classes of their own too.
- */
-static int count_shared(struct ctx *c, const uint64_t *keymap, long from,
-			long to, long shift, bool all)
-{
-	struct side *a = &c->s[0], *b = &c->s[1];
-	long i;
-
-	for (i = from; i < to; i++) {
-		uint32_t id = NO_CLASS;
-
-		if (all || keymap_has(keymap, rec_key(c, a, i)))
-			id = find_class(c, 0, i, rec_hash(c, a, i), all);
-		if (id != NO_CLASS) {
-			c->count[0][id]++;
-			c->count[1][id]++;
-		} else if (c->oom) {
-			return -1;
-		}
-		a->cls[i] = b->cls[i + shift] = id;
-	}
-	return 0;
-}
-
-/*
- * Take the records of a from i on (up to `whole`, all ending in a newline)
- * that b repeats byte for byte from its record j, at pb, on (up to `to`)
- * as b's records j on. Returns how many, or -1.
- */
-static long copy_run(struct ctx *c, long i, long whole, size_t j, size_t pb,
-		     size_t to)
-{
-	struct side *a = &c->s[0], *b = &c->s[1];
-	size_t most = a->off[whole] - a->off[i], len;
-	long k, t, shift = (long)pb - (long)a->off[i];
-
-	len = common_head(a->buf + a->off[i], b->buf + pb,
+	len = common_head(k->buf + ko[i], buf + pb,
 			  most < to - pb ? most : to - pb);
-	if (len < rec_len(a, i))
+	if (len < ko[i + 1] - ko[i])
 		return 0;
-	k = first_start_from(a->off, i + 1, whole + 1, a->off[i] + len + 1) -
-	    1 - i;
-	if (room(c, 1, j + (size_t)k) < 0)
+	r = first_start_from(ko, i + 1, whole + 1, ko[i] + len + 1) - 1 - i;
+	if (table_room(t, j + (size_t)r) < 0)
 		return -1;
-	for (t = 0; t < k; t++) {
-		uint32_t id = a->cls[i + t];
-
-		b->off[j + t] = (uint32_t)((long)a->off[i + t] + shift);
-		b->cls[j + t] = id;
-		c->count[1][id]++;
+	for (x = 0; x < r; x++) {
+		t->off[j + x] = (uint32_t)((long)ko[i + x] + shift);
+		t->id[j + x] = k->t->id[i + x];
 	}
-	return k;
+	return r;
 }
 
 /*
- * Split and classify the middle of b, b->buf[from, to), after its first
- * b->n records. Most of it is usually a's middle verbatim: follow a along
- * (from a's record i on, up to a_end) and take whole runs of equal bytes
- * as copies of a's records, classifying only the records that differ.
- * After one that differs, a record found once in a tells where to pick a
- * up again.
+ * The records of t's buffer in [from, to), following k's records [i,
+ * k_end) along: whole runs of equal bytes are runs of k's records, and
+ * only the records between are looked up. After one of those, a record
+ * found once in k's part tells where to pick k up again.
  */
-static int split_middle(struct ctx *c, uint64_t *keymap, long i, long a_end,
-			size_t from, size_t to)
+static int copy_middle(struct ctx *c, struct table *t,
+		       const unsigned char *buf, size_t len,
+		       const struct known *k, long i, long k_end,
+		       size_t from, size_t to)
 {
-	struct side *a = &c->s[0], *b = &c->s[1];
-	size_t pb = from, j = b->n;
-	long whole = a_end, k;
+	const struct table *kt = k->t;
+	size_t pb = from, j = t->n;
+	long whole = k_end, i0 = i, r;
+	int rc = 0;
 
+	for (r = i; r < k_end; r++) {
+		c->dict.count[kt->id[r]].c[0]++;
+		c->dict.pos[kt->id[r]] = (uint32_t)r;
+	}
 	/* Only records with a newline are taken as copies. */
-	if (a_end > 0 && a->off[a_end] == a->len &&
-	    a->buf[a->len - 1] != '\n')
-		whole = a_end - 1;
+	if (k_end > 0 && kt->off[k_end] == kt->len &&
+	    k->buf[kt->len - 1] != '\n')
+		whole = k_end - 1;
 	while (pb < to) {
 		const unsigned char *nl;
 		size_t next;
 		uint32_t id;
+		long run = i < whole ?
+			copy_run(t, buf, k, i, whole, j, pb, to) : 0;
 
-		k = i < whole ? copy_run(c, i, whole, j, pb, to) : 0;
-		if (k < 0)
-			return -1;
-		if (k > 0) {
-			pb += a->off[i + k] - a->off[i];
-			i += k;
-			j += (size_t)k;
+		if (run < 0)
+			goto fail;
+		if (run > 0) {
+			pb += kt->off[i + run] - kt->off[i];
+			i += run;
+			j += (size_t)run;
 			continue;
 		}
-		nl = memchr(b->buf + pb, '\n', to - pb);
-		next = nl ? (size_t)(nl - b->buf) + 1 : to;
-		if (room(c, 1, j + 1) < 0)
-			return -1;
-		b->off[j] = (uint32_t)pb;
-		b->off[j + 1] = (uint32_t)next;
-		if (!add_record(c, 1, (long)j, rec_hash(c, b, (long)j)))
-			return -1;
-		keymap_add(keymap, rec_key(c, b, (long)j));
-		id = b->cls[j];
-		if (c->count[0][id] == 1 && c->class[id].first_a >= i &&
-		    c->class[id].first_a < a_end)
-			i = c->class[id].first_a + 1;
+		nl = memchr(buf + pb, '\n', to - pb);
+		next = nl ? (size_t)(nl - buf) + 1 : to;
+		if (table_room(t, j + 1) < 0)
+			goto fail;
+		id = intern(c, buf + pb, next - pb, buf + len);
+		if (id == NO_ID)
+			goto fail;
+		t->off[j] = (uint32_t)pb;
+		t->id[j] = id;
+		if (c->dict.count[id].c[0] == 1 && c->dict.pos[id] >= i)
+			i = c->dict.pos[id] + 1;
 		j++;
 		pb = next;
 	}
-	b->n = (uint32_t)j;
-	return 0;
+	t->n = (uint32_t)j;
+	goto done;
+fail:
+	rc = -1;
+done:
+	for (r = i0; r < k_end; r++)
+		c->dict.count[kt->id[r]].c[0] = 0;
+	return rc;
 }
 
 /*
- * Classify a's records [from, to). The hashes come first, all together,
- * so that the lookups can load their slots ahead.
+ * t for the blob buf[0, len), from k, the table of another version of the
+ * same file whose common tail with it is `same` bytes long: the records
+ * within their common head and tail are k's.
  */
-static int classify_a(struct ctx *c, uint64_t *keymap, long from, long to)
+static int table_copy(struct ctx *c, struct table *t,
+		      const unsigned char *buf, size_t len,
+		      const struct known *k, size_t same)
 {
-	const struct side *a = &c->s[0];
-	uint64_t *h = reserve(&c->hashes, (size_t)(to - from + 1) *
-					  sizeof(uint64_t));
-	long i, n = to - from;
-
-	if (!h)
-		return -1;
-	for (i = 0; i < n; i++) {
-		h[i] = rec_hash(c, a, from + i);
-		keymap_add(keymap, rec_key(c, a, from + i));
-	}
-	for (i = 0; i < n; i++) {
-		if (i + 8 < n)
-			slot_prefetch(c, h[i + 8]);
-		if (!add_record(c, 0, from + i, h[i]))
-			return -1;
-	}
-	return 0;
-}
-
-/*
- * Both sides as xdiff prepares them: records, their classes and the sizes
- * of the classes, and the equal records at both ends (what xdl_trim_ends
- * drops). Equal bytes are equal records, so the ends are first found on
- * the bytes, b's records there copied from a's, and only the records in
- * between classified; those at the ends still count towards the sizes of
- * the classes in the middle, which decide what gets discarded. With -w
- * the ends then grow by the records equal but for whitespace; should they
- * take in records of the ends that have no class, the ends are classified
- * in full (`all`) on a second go. Returns 1 when the buffers are equal, 2
- * for that second go.
- */
-static int prepare(struct ctx *c, long *head, long *tail, bool all)
-{
-	struct side *a = &c->s[0], *b = &c->s[1];
-	size_t small = a->len < b->len ? a->len : b->len;
-	size_t p, e, q, base;
-	long na, nb, P, S, first, i, lim;
-	uint64_t *keymap;
-
-	a->n = b->n = 0;
-	p = common_head(a->buf, b->buf, small);
-	if (p == a->len && p == b->len)
-		return 1;
-	if (split(c, 0, 0, a->len) < 0 || room(c, 0, a->n) < 0)
-		return -1;
-	na = a->n;
-	a->off[na] = (uint32_t)a->len;
+	const struct table *kt = k->t;
+	size_t klen = kt->len, small = klen < len ? klen : len, p, e, q, base;
+	long nk = kt->n, head, first, i;
 
 	/* Records ending (newline included) within the common head. */
-	P = first_start_from(a->off, 1, na + 1, p + 1) - 1;
-	if (P == na && na > 0 && a->buf[a->len - 1] != '\n')
-		P--;	/* a is a prefix of b, whose last line goes on */
-	e = a->off[P];
+	p = common_head(k->buf, buf, small);
+	head = first_start_from(kt->off, 1, nk + 1, p + 1) - 1;
+	if (head == nk && nk > 0 && k->buf[klen - 1] != '\n')
+		head--;	/* k is a prefix of buf, whose last line goes on */
+	e = kt->off[head];
 
 	/*
-	 * The common tail, kept clear of the head records. A record of a that
-	 * starts inside it is a whole record of b too, except perhaps the one
-	 * starting right at its edge.
+	 * The common tail, kept clear of the head records. A record of k that
+	 * starts inside it is a whole record of buf too, except perhaps the
+	 * one starting right at its edge.
 	 */
-	q = common_tail(a->buf, a->len, b->buf, b->len, small - e);
-	base = a->len - q;
-	first = first_start_from(a->off, P, na, base);
-	if (first < na && a->off[first] == base) {
-		size_t at = base + b->len - a->len;
+	q = same < small - e ? same : small - e;
+	base = klen - q;
+	first = first_start_from(kt->off, head, nk, base);
+	if (first < nk && kt->off[first] == base) {
+		size_t at = len - q;
 
-		if (at > 0 && b->buf[at - 1] != '\n')
+		if (at > 0 && buf[at - 1] != '\n')
 			first++;
 	}
-	S = na - first;
 
-	/* Classes of a's middle, then b: a's head, its middle, a's tail. */
-	keymap = reserve(&c->keymap, KEYMAP_BITS / 8);
-	if (!keymap || classes_init(c, (size_t)(first - P) * 3 / 2) < 0)
+	if (table_room(t, (size_t)head) < 0)
 		return -1;
-	memset(keymap, 0, KEYMAP_BITS / 8);
-	if (classify_a(c, keymap, P, first) < 0)
+	memcpy(t->off, kt->off, (size_t)head * sizeof(*t->off));
+	memcpy(t->id, kt->id, (size_t)head * sizeof(*t->id));
+	t->n = (uint32_t)head;
+	if (copy_middle(c, t, buf, len, k, head, first, e,
+			kt->off[first] + len - klen) < 0)
 		return -1;
-	if (room(c, 1, (size_t)P) < 0)
+	if (table_room(t, t->n + (size_t)(nk - first)) < 0)
 		return -1;
-	memcpy(b->off, a->off, (size_t)P * sizeof(uint32_t));
-	b->n = (uint32_t)P;
-	if (split_middle(c, keymap, P, first, e,
-			 a->off[first] + b->len - a->len) < 0)
-		return -1;
-	if (room(c, 1, (size_t)b->n + S) < 0)
-		return -1;
-	for (i = first; i < na; i++)
-		b->off[b->n++] = (uint32_t)(a->off[i] + b->len - a->len);
-	nb = b->n;
-	if (side_arrays(c, 0) < 0 || side_arrays(c, 1) < 0 ||
-	    count_shared(c, keymap, 0, P, 0, all) < 0 ||
-	    count_shared(c, keymap, first, na, nb - na, all) < 0)
-		return -1;
+	{
+		uint32_t *off = t->off + t->n, shift = (uint32_t)(len - klen);
+		const uint32_t *from = kt->off + first;
+		long m = nk - first;
 
-	/* xdl_trim_ends, from what the bytes already settled. */
-	lim = na < nb ? na : nb;
-	while (P < lim && same_recs(c, a, P, b, P))
-		P++;
-	lim -= P;
-	if (S > lim)
-		S = lim;
-	while (S < lim && same_recs(c, a, na - 1 - S, b, nb - 1 - S))
-		S++;
-	/*
-	 * Only with -w can the ends grow past the bytes, and even then every
-	 * record left in the middle has a class: one from the ends equals a
-	 * record of the middle it was matched against on the way. A guard.
-	 */
-	if (c->ws && !all) {
-		for (i = P; i < na - S; i++)
-			if (a->cls[i] == NO_CLASS)
-				return 2;
-		for (i = P; i < nb - S; i++)
-			if (b->cls[i] == NO_CLASS)
-				return 2;
+		/* Unsigned arithmetic wraps back to the right starts. */
+		for (i = 0; i < m; i++)
+			off[i] = from[i] + shift;
+		memcpy(t->id + t->n, kt->id + first, (size_t)m * sizeof(*t->id));
+		t->n += (uint32_t)m;
 	}
-	*head = P;
-	*tail = S;
+	t->off[t->n] = (uint32_t)len;
 	return 0;
+}
+
+/* ---- preparing both sides --------------------------------------------- */
+
+/*
+ * Side `which` as xdiff sees it: the first records of its table, up to
+ * `len` bytes (what the tail trim left, always whole records).
+ */
+static int side_view(struct ctx *c, int which, const struct table *t,
+		     const unsigned char *buf, size_t len)
+{
+	struct side *s = &c->s[which];
+	long n = first_start_from(t->off, 0, (long)t->n + 1, len);
+
+	if (n > (long)t->n || t->off[n] != len)
+		return error_set("internal error: a trimmed blob ends inside "
+				 "a line");
+	s->buf = buf;
+	s->len = len;
+	s->n = (uint32_t)n;
+	s->off = t->off;
+	s->cls = t->id;
+	s->chg = reserve(&c->chg[which], (size_t)n + 2);
+	s->kept = reserve(&c->kept[which], ((size_t)n + 1) * sizeof(uint32_t));
+	s->kept_cls = reserve(&c->kept_cls[which],
+			      ((size_t)n + 1) * sizeof(uint32_t));
+	if (!s->chg || !s->kept || !s->kept_cls)
+		return error_oom();
+	memset(s->chg, 0, (size_t)n + 2);
+	s->chg++;
+	return 0;
+}
+
+/* The equal records at both ends, as xdl_trim_ends finds them. */
+static void trim_ends(const struct ctx *c, long *head, long *tail)
+{
+	const struct side *a = &c->s[0], *b = &c->s[1];
+	long na = a->n, nb = b->n, lim = na < nb ? na : nb, p = 0, s = 0;
+
+	while (p < lim && a->cls[p] == b->cls[p])
+		p++;
+	lim -= p;
+	while (s < lim && a->cls[na - 1 - s] == b->cls[nb - 1 - s])
+		s++;
+	*head = p;
+	*tail = s;
+}
+
+/*
+ * Count the records of each class in each side, as xdiff does over all
+ * of both (or take the counts back to 0). The ends are the same records
+ * on both sides: counted once for both.
+ */
+static void count_classes(struct ctx *c, long head, long tail, bool add)
+{
+	const struct side *a = &c->s[0], *b = &c->s[1];
+	struct pair *count = c->dict.count;
+	long i, ea = (long)a->n - tail, eb = (long)b->n - tail;
+
+	if (!add) {
+		for (i = 0; i < (long)a->n; i++)
+			count[a->cls[i]] = (struct pair){ { 0, 0 } };
+		for (i = head; i < eb; i++)
+			count[b->cls[i]] = (struct pair){ { 0, 0 } };
+		return;
+	}
+	for (i = 0; i < head; i++) {
+		count[a->cls[i]].c[0]++;
+		count[a->cls[i]].c[1]++;
+	}
+	for (i = ea; i < (long)a->n; i++) {
+		count[a->cls[i]].c[0]++;
+		count[a->cls[i]].c[1]++;
+	}
+	for (i = head; i < ea; i++)
+		count[a->cls[i]].c[0]++;
+	for (i = head; i < eb; i++)
+		count[b->cls[i]].c[1]++;
 }
 
 /* ---- discarding records that cannot match (xdl_cleanup_records) ------- */
@@ -1112,7 +1144,7 @@ static int discard(struct ctx *c, long head, long tail)
 		struct side *s = &c->s[j];
 		long mid = (long)s->n - tail - head, limit, i;
 		unsigned char *kind = reserve(&c->dis, (size_t)mid + 1);
-		const uint32_t *count = c->count[!j];
+		const struct pair *count = c->dict.count;
 
 		if (!kind)
 			return -1;
@@ -1120,7 +1152,7 @@ static int discard(struct ctx *c, long head, long tail)
 		if (limit > EQ_LIMIT)
 			limit = EQ_LIMIT;
 		for (i = 0; i < mid; i++) {
-			uint32_t m = count[s->cls[head + i]];
+			uint32_t m = count[s->cls[head + i]].c[!j];
 
 			kind[i] = m == 0 ? NO_MATCH :
 				  m >= limit ? MANY_MATCH : SOME_MATCH;
@@ -1467,9 +1499,9 @@ static bool group_prev(const struct side *s, struct group *g)
 }
 
 /* Move g down one record if it can, merging with a group it touches. */
-static bool slide_down(const struct ctx *c, struct side *s, struct group *g)
+static bool slide_down(struct side *s, struct group *g)
 {
-	if (g->end >= (long)s->n || !same_rec(c, s, g->start, g->end))
+	if (g->end >= (long)s->n || s->cls[g->start] != s->cls[g->end])
 		return false;
 	s->chg[g->start++] = 0;
 	s->chg[g->end++] = 1;
@@ -1478,9 +1510,9 @@ static bool slide_down(const struct ctx *c, struct side *s, struct group *g)
 	return true;
 }
 
-static bool slide_up(const struct ctx *c, struct side *s, struct group *g)
+static bool slide_up(struct side *s, struct group *g)
 {
-	if (g->start == 0 || !same_rec(c, s, g->start - 1, g->end - 1))
+	if (g->start == 0 || s->cls[g->start - 1] != s->cls[g->end - 1])
 		return false;
 	s->chg[--g->start] = 1;
 	s->chg[--g->end] = 0;
@@ -1651,12 +1683,12 @@ static void compact(struct ctx *c, int x)
 			do {
 				size = g.end - g.start;
 				facing = -1;
-				while (slide_up(c, s, &g))
+				while (slide_up(s, &g))
 					group_prev(o, &go);
 				earliest_end = g.end;
 				if (go.end > go.start)
 					facing = g.end;
-				while (slide_down(c, s, &g)) {
+				while (slide_down(s, &g)) {
 					group_next(o, &go);
 					if (go.end > go.start)
 						facing = g.end;
@@ -1667,14 +1699,14 @@ static void compact(struct ctx *c, int x)
 				/* It cannot move. */
 			} else if (facing != -1) {
 				while (go.end == go.start) {
-					slide_up(c, s, &g);
+					slide_up(s, &g);
 					group_prev(o, &go);
 				}
 			} else {
 				long to = best_end(s, &g, earliest_end);
 
 				while (g.end > to) {
-					slide_up(c, s, &g);
+					slide_up(s, &g);
 					group_prev(o, &go);
 				}
 			}
@@ -1759,55 +1791,116 @@ static int emit(struct ctx *c, struct diff_result *out)
 
 /* ---- the whole diff --------------------------------------------------- */
 
-static int run(struct ctx *c, struct diff_result *out)
+/* The tables of both blobs: found, copied from the other's, or made. */
+static int tables(struct ctx *c, const struct diff_blob *A,
+		  const struct diff_blob *B, size_t same, struct table **ta,
+		  struct table **tb)
 {
+	const unsigned char *abuf = (const unsigned char *)A->data;
+	const unsigned char *bbuf = (const unsigned char *)B->data;
+	struct known k;
+
+	*ta = table_find(c, A->key, A->len);
+	*tb = table_find(c, B->key, B->len);
+	if (!*ta && !*tb) {
+		*ta = table_take(c, A->key, A->len, NULL);
+		if (table_build(c, *ta, abuf, A->len) < 0)
+			goto fail;
+	}
+	if (!*ta) {
+		k.t = *tb;
+		k.buf = bbuf;
+		*ta = table_take(c, A->key, A->len, *tb);
+		if (table_copy(c, *ta, abuf, A->len, &k, same) < 0)
+			goto fail;
+	}
+	if (!*tb) {
+		k.t = *ta;
+		k.buf = abuf;
+		*tb = table_take(c, B->key, B->len, *ta);
+		if (table_copy(c, *tb, bbuf, B->len, &k, same) < 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	/* A table half made is no table. */
+	if (*ta)
+		(*ta)->used = 0;
+	if (*tb)
+		(*tb)->used = 0;
+	return error_oom();
+}
+
+static int run(struct ctx *c, struct diff_result *out,
+	       const struct diff_blob *A, const struct diff_blob *B,
+	       size_t same, size_t alen, size_t blen)
+{
+	struct table *ta, *tb;
 	long head, tail;
 	int rc;
 
-	c->oom = false;
-	rc = prepare(c, &head, &tail, false);
-	if (rc == 2)
-		rc = prepare(c, &head, &tail, true);
-	if (rc != 0)
-		return rc < 0 ? rc : 0;
+	if ((rc = tables(c, A, B, same, &ta, &tb)) < 0)
+		return rc;
+	if ((rc = side_view(c, 0, ta, (const unsigned char *)A->data,
+			    alen)) < 0 ||
+	    (rc = side_view(c, 1, tb, (const unsigned char *)B->data,
+			    blen)) < 0)
+		return rc;
+	trim_ends(c, &head, &tail);
+	count_classes(c, head, tail, true);
 	c->s[0].lo = c->s[1].lo = head;
 	c->s[0].hi = (long)c->s[0].n - tail;
 	c->s[1].hi = (long)c->s[1].n - tail;
-	if (discard(c, head, tail) < 0 || myers(c) < 0)
-		return -1;
-	compact(c, 0);
-	compact(c, 1);
-	return emit(c, out);
+	if (discard(c, head, tail) < 0 || myers(c) < 0) {
+		rc = error_oom();
+	} else {
+		compact(c, 0);
+		compact(c, 1);
+		if (emit(c, out) < 0)
+			rc = error_oom();
+	}
+	count_classes(c, head, tail, false);
+	return rc;
+}
+
+int diff_blobs(struct diff_result *out, const struct diff_blob *a,
+	       const struct diff_blob *b, unsigned flags)
+{
+	struct diff_blob A = *a, B = *b;
+	size_t alen = a->len, blen = b->len, same;
+	struct ctx *c;
+	int rc;
+
+	out->n = 0;
+	if (A.len > MAX_SIDE || B.len > MAX_SIDE)
+		return error_set("unable to diff two blobs: files too large "
+				 "for diff");
+	if (!A.len)
+		A.data = "";
+	if (!B.len)
+		B.data = "";
+	same = common_tail((const unsigned char *)A.data, alen,
+			   (const unsigned char *)B.data, blen,
+			   alen < blen ? alen : blen);
+	if (same == alen && same == blen)
+		return 0;
+	trim_tail(&alen, &blen, A.data, same);
+	if (!(c = ctx_get()))
+		return error_oom();
+	dict_start(c, (flags & DIFF_IGNORE_WHITESPACE) != 0);
+	rc = run(c, out, &A, &B, same, alen, blen);
+	ctx_put(c);
+	if (rc < 0)
+		out->n = 0;
+	return rc;
 }
 
 int diff_buffers(struct diff_result *out, const char *a, size_t alen,
 		 const char *b, size_t blen, unsigned flags)
 {
-	struct ctx *c;
-	int rc;
+	struct diff_blob A = { a, alen, NULL }, B = { b, blen, NULL };
 
-	out->n = 0;
-	trim_tail(&alen, &blen, a, b);
-	if (alen > MAX_SIDE || blen > MAX_SIDE)
-		return error_set("unable to diff two blobs: files too large "
-				 "for diff");
-	c = ctx_get();
-	if (!c)
-		return error_oom();
-	c->ws = (flags & DIFF_IGNORE_WHITESPACE) != 0;
-	c->s[0].buf = (const unsigned char *)(alen ? a : "");
-	c->s[0].len = alen;
-	c->s[0].n = 0;
-	c->s[1].buf = (const unsigned char *)(blen ? b : "");
-	c->s[1].len = blen;
-	c->s[1].n = 0;
-	rc = run(c, out);
-	ctx_put(c);
-	if (rc < 0) {
-		out->n = 0;
-		return error_oom();
-	}
-	return 0;
+	return diff_blobs(out, &A, &B, flags);
 }
 
 void diff_result_release(struct diff_result *r)

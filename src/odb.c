@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "strata/error.h"
 
@@ -594,40 +594,55 @@ static int parse_entry(struct entry *e, const struct pack *p,
 	return 0;
 }
 
-/* Inflate the entry's data into exactly e->size bytes at out (which has
- * room for one more, to notice a longer stream). zlib counts in uInt: the
- * input and output are fed in pieces. */
+/*
+ * One decompressor per thread (libdeflate's are not to be shared), freed
+ * when the thread ends.
+ */
+static pthread_key_t inflater_key;
+static pthread_once_t inflater_once = PTHREAD_ONCE_INIT;
+static bool inflater_key_ok;
+static _Thread_local struct libdeflate_decompressor *inflater_mine;
+
+static void inflater_free(void *d)
+{
+	libdeflate_free_decompressor(d);
+}
+
+static void inflater_key_make(void)
+{
+	inflater_key_ok =
+		pthread_key_create(&inflater_key, inflater_free) == 0;
+}
+
+static struct libdeflate_decompressor *inflater_get(void)
+{
+	if (!inflater_mine) {
+		pthread_once(&inflater_once, inflater_key_make);
+		if (!inflater_key_ok)
+			return NULL;
+		inflater_mine = libdeflate_alloc_decompressor();
+		if (inflater_mine)
+			pthread_setspecific(inflater_key, inflater_mine);
+	}
+	return inflater_mine;
+}
+
+/*
+ * Inflate the entry's zlib stream (which ends somewhere before the pack's
+ * trailer) into exactly e->size bytes at out.
+ */
 static int inflate_entry(unsigned char *out, const struct pack *p,
 			 const struct entry *e, uint64_t offset)
 {
-	z_stream z;
-	size_t in_left = p->size - 20 - e->data, out_left = e->size + 1;
-	int zr;
+	struct libdeflate_decompressor *d = inflater_get();
+	size_t in_left = p->size - 20 - e->data, in_used, out_len;
+	enum libdeflate_result r;
 
-	memset(&z, 0, sizeof(z));
-	if (inflateInit(&z) != Z_OK)
+	if (!d)
 		return error_oom();
-	z.next_in = (unsigned char *)p->map + e->data;
-	z.next_out = out;
-	for (;;) {
-		if (z.avail_in == 0 && in_left) {
-			z.avail_in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
-			in_left -= z.avail_in;
-		}
-		if (z.avail_out == 0 && out_left) {
-			z.avail_out = out_left > UINT_MAX ? UINT_MAX :
-							    (uInt)out_left;
-			out_left -= z.avail_out;
-		}
-		zr = inflate(&z, Z_FINISH);
-		if ((zr == Z_OK || zr == Z_BUF_ERROR) &&
-		    ((z.avail_in == 0 && in_left) ||
-		     (z.avail_out == 0 && out_left)))
-			continue;
-		break;
-	}
-	inflateEnd(&z);
-	if (zr != Z_STREAM_END || z.total_out != e->size)
+	r = libdeflate_zlib_decompress_ex(d, p->map + e->data, in_left, out,
+					  e->size, &in_used, &out_len);
+	if (r != LIBDEFLATE_SUCCESS || out_len != e->size)
 		return corrupt(p, offset);
 	return 0;
 }

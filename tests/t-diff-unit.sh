@@ -62,6 +62,29 @@ for m in tmux+tmux git+git; do
 		fail "$m's history differs from libgit2"
 done
 
+# Whole chains: the modified pairs of each file one after another (newest
+# first), so that every blob comes back in the next diff and strata's side
+# works from the lines it kept of it (diff_blobs with object ids).
+chains() {
+	git -C "$1" log --raw --no-abbrev --no-renames --format= \
+		${2:+--max-count="$2"} |
+		awk -F'\t' '{ split($1, f, " ") }
+		     f[1] != ":160000" && f[2] != "160000" && f[5] == "M" &&
+		     !seen[f[3] " " f[4]]++ { print $2 "\t" f[3], f[4] }' |
+		sort -s -t"$(printf '\t')" -k1,1 | cut -f2 | head -n "$3"
+}
+if [ -n "$gitdir" ]; then
+	chains "$gitdir" "" 3000 >"$tmp/own.chains"
+	"$tmp/vs_libgit2" pairs "$gitdir" <"$tmp/own.chains" ||
+		fail "this repository's file histories differ from libgit2"
+fi
+repo=/work/.mirror/tmux+tmux/repo
+if [ -d "$repo" ]; then
+	chains "$repo" 4000 "${DIFF_PAIRS:-1000}" >"$tmp/tmux.chains"
+	"$tmp/vs_libgit2" pairs "$repo" <"$tmp/tmux.chains" ||
+		fail "tmux's file histories differ from libgit2"
+fi
+
 # The build as shipped against git on \v and \f.
 mkdir "$tmp/ff" "$tmp/home"
 "$tmp/vs_git" gen "$tmp/ff" 150 || fail "unable to write the form feed cases"

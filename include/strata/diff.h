@@ -40,6 +40,25 @@ enum {
 int diff_buffers(struct diff_result *out, const char *a, size_t alen,
 		 const char *b, size_t blen, unsigned flags);
 
+/*
+ * A blob to diff, and its object id if the caller has one: a key that
+ * only blobs with the same bytes share. Each thread keeps the lines of
+ * the last few keyed blobs it diffed, numbered, so that a blob diffed
+ * again (a file's versions one after another: each new side is the old
+ * side of the next diff) is not split and hashed again.
+ */
+#define DIFF_KEY_SIZE 20
+
+struct diff_blob {
+	const char *data;
+	size_t len;
+	const unsigned char *key;   /* DIFF_KEY_SIZE bytes, or NULL */
+};
+
+/* diff_buffers() on two blobs, reusing what it knows of keyed ones. */
+int diff_blobs(struct diff_result *out, const struct diff_blob *a,
+	       const struct diff_blob *b, unsigned flags);
+
 void diff_result_release(struct diff_result *r);
 
 /* Length of the common prefix of a[0, n) and b[0, n), fast. */
