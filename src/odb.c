@@ -26,7 +26,7 @@
  * (OFS_DELTA) or by name (REF_DELTA), all zlib-compressed.
  */
 
-#define DEFAULT_CACHE ((size_t)32 << 20)
+#define DEFAULT_CACHE ((size_t)16 << 20)
 #define BUCKETS (1u << 16)
 #define MAX_ALTERNATE_DEPTH 5
 
