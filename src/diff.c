@@ -158,8 +158,10 @@ struct dict {
  * the next call: a thread's share of memory stays around 25 MiB. (Twice
  * this much saved nothing on git's history and cost 50 MiB a thread.)
  */
+#ifndef DICT_MAX_IDS            /* tests set tiny ones */
 #define DICT_MAX_IDS ((uint32_t)1 << 18)
 #define DICT_MAX_TEXT ((size_t)12 << 20)
+#endif
 
 /*
  * A blob's lines, as starts and numbers, made once and reused by the next

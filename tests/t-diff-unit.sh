@@ -84,6 +84,14 @@ if [ -d "$repo" ]; then
 	"$tmp/vs_libgit2" pairs "$repo" <"$tmp/tmux.chains" ||
 		fail "tmux's file histories differ from libgit2"
 fi
+# A dictionary that starts over every few calls: kept tables go stale and
+# must not be used.
+build "$tmp/vs_libgit2_tiny" -DDIFF_SPACE_LIKE_LIBGIT2 -DDICT_MAX_IDS=500 \
+	-DDICT_MAX_TEXT=8192
+if [ -n "$gitdir" ]; then
+	"$tmp/vs_libgit2_tiny" pairs "$gitdir" <"$tmp/own.chains" ||
+		fail "file histories differ from libgit2 with a tiny dictionary"
+fi
 
 # The build as shipped against git on \v and \f.
 mkdir "$tmp/ff" "$tmp/home"
