@@ -532,7 +532,8 @@ static uint32_t intern_hashed(struct dict *d, const unsigned char *p,
 		    same_bytes(d->text + e->at, p, n))
 			return d->slot[at] - 1;
 	}
-	if (d->text_len + n > d->text_cap) {
+	/* (An empty record, -w's blank lines, still needs a text to be in.) */
+	if (d->text_len + n > d->text_cap || !d->text) {
 		size_t cap = d->text_cap ? d->text_cap : (size_t)1 << 16;
 		void *q;
 
