@@ -1159,11 +1159,11 @@ static int discard(struct ctx *c, long head, long tail)
 		limit = rough_sqrt(s->n);
 		if (limit > EQ_LIMIT)
 			limit = EQ_LIMIT;
+		/* NO_MATCH, SOME_MATCH or MANY_MATCH: 0, 1 or 2 (limit > 0). */
 		for (i = 0; i < mid; i++) {
 			uint32_t m = count[cls[i]].c[!j];
 
-			kind[i] = m == 0 ? NO_MATCH :
-				  m >= limit ? MANY_MATCH : SOME_MATCH;
+			kind[i] = (unsigned char)((m != 0) + (m >= limit));
 		}
 		for (i = 0; i < mid; i++) {
 			if (kind[i] == SOME_MATCH ||
