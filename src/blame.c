@@ -824,6 +824,86 @@ done:
 	return rc;
 }
 
+/* ---- stage 1's reader: root trees read ahead of the walk ---- */
+
+/*
+ * While the walk mirrors commit c on the calling thread, another thread
+ * (when --jobs allows two) builds the root trees of the commits after it
+ * that differ from their first parent's, so that the walk finds them in
+ * the object cache: a root tree is read for nearly every commit, and on
+ * tmux this took the walk from 0.09 s to 0.06 s. (Reading the changed
+ * subtrees too made it slower: the reader had to parse every entry and
+ * fell behind.) It only warms the cache; what it fails to read is left to
+ * the walk to report.
+ */
+struct reader {
+	const struct engine *E;
+	git_repository *git;     /* the reader's own handle */
+	atomic_size_t walked;    /* commits the walk has mirrored */
+	atomic_int stop;
+	pthread_t th;
+};
+
+/* How many commits the reader may be ahead of the walk. */
+#define READ_AHEAD 64
+
+static void *reader_main(void *arg)
+{
+	struct reader *R = arg;
+	const struct history *h = R->E->h;
+	size_t c;
+
+	for (c = 0; c < h->n && !atomic_load(&R->stop); c++) {
+		const struct history_commit *hc = &h->commits[c];
+		struct odb_object *o = NULL;
+
+		/* Far enough ahead: wait for the walk, without spinning. */
+		while (c > atomic_load(&R->walked) + READ_AHEAD &&
+		       !atomic_load(&R->stop)) {
+			struct timespec ts = { 0, 50 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+		if (hc->nparents &&
+		    git_oid_equal(&hc->tree, &h->commits[history_parents(
+					h, (uint32_t)c)[0]].tree))
+			continue;
+		if (odb_read(&o, R->E->repo->odb, R->git, &hc->tree,
+			     GIT_OBJECT_TREE) == 0)
+			odb_object_free(o);
+	}
+	return NULL;
+}
+
+/* Start a reader if there is a thread to spare. */
+static void reader_start(struct reader *R, const struct engine *E)
+{
+	memset(R, 0, sizeof(*R));
+	R->E = E;
+	atomic_init(&R->walked, 0);
+	atomic_init(&R->stop, 0);
+	if (E->opts->jobs < 2 ||
+	    git_repository_open_ext(&R->git,
+			git_repository_path(E->repo->git),
+			GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		goto none;
+	if (pthread_create(&R->th, NULL, reader_main, R) == 0)
+		return;
+none:
+	git_repository_free(R->git);
+	R->git = NULL;
+}
+
+static void reader_stop(struct reader *R)
+{
+	if (!R->git)
+		return;
+	atomic_store(&R->stop, 1);
+	pthread_join(R->th, NULL);
+	git_repository_free(R->git);
+	R->git = NULL;
+}
+
 /* ---- stage 2: diffs, in parallel ---- */
 
 struct work {
@@ -1307,6 +1387,7 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	size_t stack_alloc = 0;
 	uint32_t maxlines = 0, c;
 	struct timespec t0;
+	struct reader R = { 0 };
 	int rc = 0;
 
 	*out = NULL;
@@ -1328,14 +1409,19 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 		goto done;
 	for (c = 0; c < h->n; c++)
 		E.children_left[c] = h->commits[c].nchildren;
-	/* Stage 1. */
+	/* Stage 1, with the trees read ahead. */
+	reader_start(&R, &E);
 	for (c = 0; c < h->n; c++) {
 		if ((rc = walk_commit(&E, c)) < 0)
-			goto done;
+			break;
+		atomic_store(&R.walked, (size_t)c + 1);
 		if (opts->progress && (c % 256 == 0 || c + 1 == h->n))
 			opts->progress("history", c + 1, h->n,
 				       opts->progress_payload);
 	}
+	reader_stop(&R);
+	if (rc < 0)
+		goto done;
 	rename_detector_free(E.rd);
 	E.rd = NULL;
 	res->seconds_walk = elapsed(&t0);
