@@ -4,7 +4,8 @@
 #   make deps     install the Debian packages that are missing
 #   make test     deps, build, run every test (SAN=1: under ASan/UBSan)
 #   make demo     deps, build, publish a report of a sample repository
-#   make bench    REPO=... REV=... [JOBS=N]: strata against per-file git blame
+#   make bench    REPO=... REV=... [JOBS=N] [SAMPLE=K] [RUNS=R]: strata against
+#                 per-file git blame
 #   make install  PREFIX=/usr/local DESTDIR=
 
 VERSION  = 0.1.0
