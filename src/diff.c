@@ -1855,19 +1855,30 @@ static int run(struct ctx *c, struct diff_result *out,
 			    blen)) < 0)
 		return rc;
 	trim_ends(c, &head, &tail);
-	count_classes(c, head, tail, true);
 	c->s[0].lo = c->s[1].lo = head;
 	c->s[0].hi = (long)c->s[0].n - tail;
 	c->s[1].hi = (long)c->s[1].n - tail;
-	if (discard(c, head, tail) < 0 || myers(c) < 0) {
-		rc = error_oom();
+	if (c->s[0].lo == c->s[0].hi || c->s[1].lo == c->s[1].hi) {
+		/*
+		 * Lines only added or only taken away: with one side empty,
+		 * xdl_recs_cmp marks all of the other changed, whatever the
+		 * counts and discards would have said. Skip them.
+		 */
+		for (int j = 0; j < 2; j++)
+			memset(c->s[j].chg + head, 1,
+			       (size_t)(c->s[j].hi - head));
 	} else {
-		compact(c, 0);
-		compact(c, 1);
-		if (emit(c, out) < 0)
+		count_classes(c, head, tail, true);
+		if (discard(c, head, tail) < 0 || myers(c) < 0)
 			rc = error_oom();
+		count_classes(c, head, tail, false);
+		if (rc < 0)
+			return rc;
 	}
-	count_classes(c, head, tail, false);
+	compact(c, 0);
+	compact(c, 1);
+	if (emit(c, out) < 0)
+		rc = error_oom();
 	return rc;
 }
 

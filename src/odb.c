@@ -153,7 +153,11 @@ static struct obj *cache_find(struct odb *db, uint32_t pack, uint64_t offset)
 	return NULL;
 }
 
-static void cache_evict(struct odb *db, struct obj *o)
+/*
+ * Take o out of the cache, onto *gone: the caller drops the cache's ref
+ * once the lock is released, so that no free() runs under it.
+ */
+static void cache_evict(struct odb *db, struct obj *o, struct obj **gone)
 {
 	struct obj **pp = &db->bucket[bucket_of(o->pack, o->offset)];
 
@@ -163,7 +167,8 @@ static void cache_evict(struct odb *db, struct obj *o)
 	lru_unlink(db, o);
 	db->bytes -= o->pub.len;
 	o->cached = false;
-	obj_decref(o);
+	o->hnext = *gone;
+	*gone = o;
 }
 
 static struct obj *cache_get(struct odb *db, uint32_t pack, uint64_t offset)
@@ -183,7 +188,7 @@ static struct obj *cache_get(struct odb *db, uint32_t pack, uint64_t offset)
 static void cache_put(struct odb *db, struct obj **o, uint32_t pack,
 		      uint64_t offset)
 {
-	struct obj *have;
+	struct obj *have, *gone = NULL;
 
 	if ((*o)->pub.len > db->limit / 4)
 		return;
@@ -204,9 +209,15 @@ static void cache_put(struct odb *db, struct obj **o, uint32_t pack,
 		atomic_fetch_add(&(*o)->refs, 1);
 		db->bytes += (*o)->pub.len;
 		while (db->bytes > db->limit && db->lru_tail != *o)
-			cache_evict(db, db->lru_tail);
+			cache_evict(db, db->lru_tail, &gone);
 	}
 	pthread_mutex_unlock(&db->lock);
+	while (gone) {
+		struct obj *next = gone->hnext;
+
+		obj_decref(gone);
+		gone = next;
+	}
 }
 
 /* ---- opening the packs ------------------------------------------------ */
@@ -472,8 +483,12 @@ void odb_free(struct odb *db)
 
 	if (!db)
 		return;
-	while (db->lru_tail)
-		cache_evict(db, db->lru_tail);
+	while (db->lru_tail) {
+		struct obj *gone = NULL;
+
+		cache_evict(db, db->lru_tail, &gone);
+		obj_decref(gone);
+	}
 	pthread_mutex_destroy(&db->lock);
 	for (i = 0; i < db->npacks; i++)
 		pack_release(&db->packs[i]);

@@ -1045,7 +1045,7 @@ int rename_score(int *out, struct rename_detector *rd,
 		 uint32_t dst_mode, const git_oid *dst_oid, int min_score)
 {
 	struct blob_info *d;
-	int64_t ssize, dsize;
+	int64_t ssize = 0, dsize = 0;
 	int err;
 
 	*out = 0;
