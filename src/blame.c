@@ -29,7 +29,9 @@
  * 2. The versions that the tip's text files depend on are diffed against
  *    their origins, in parallel: each is a pure function of two blobs.
  * 3. The versions are evaluated in creation order (origins first): each
- *    line takes its origin's commit, or the version's own commit.
+ *    line takes its origin's commit, or the version's own commit. Groups
+ *    of versions that origins link (a file's history, with its renames)
+ *    are independent, and are evaluated on parallel threads.
  *
  * Only file versions reachable from the tip are ever diffed, and a line
  * array lives only until the last version that copies from it is done.
@@ -50,6 +52,7 @@ struct version {
 	uint32_t seq;             /* creation order */
 	uint32_t nlines;
 	uint32_t pending;         /* stage 3: dependents not yet evaluated */
+	uint32_t slot;            /* stage 3: index in creation order */
 	uint16_t norigins;
 	unsigned needed:1, ignored:1, output:1;
 	unsigned counted:1;       /* nlines read off the blob (stage 2) */
@@ -65,6 +68,7 @@ struct entry {
 	uint32_t mode;
 	git_oid oid;
 	uint8_t modelen;          /* digits of the mode in the raw tree */
+	bool moved;               /* its reference went to a successor node */
 	void *ptr;                /* struct node (tree), struct version (file) */
 };
 
@@ -195,9 +199,9 @@ static void node_decref(struct node *n)
 	for (i = 0; i < n->n; i++) {
 		struct entry *e = &n->e[i];
 
-		if (i + 8 < n->n && n->e[i + 8].ptr)
+		if (i + 8 < n->n && n->e[i + 8].ptr && !n->e[i + 8].moved)
 			__builtin_prefetch(n->e[i + 8].ptr, 1);
-		if (!e->ptr)
+		if (!e->ptr || e->moved)
 			continue;
 		if (kind_of(e->mode) == K_TREE)
 			node_decref(e->ptr);
@@ -331,19 +335,28 @@ static int parse_tree_entry(struct entry *e, const struct odb_object *raw,
 	memcpy(e->oid.id, nul + 1, GIT_OID_RAWSZ);
 	*at = (size_t)(nul + 1 + GIT_OID_RAWSZ - d);
 	e->ptr = NULL;
+	e->moved = false;
 	return 0;
 }
 
-/* Entry `e` of `old`, unchanged in n: the same state, one more reference. */
-static void entry_share(struct entry *to, const struct entry *e,
+/*
+ * Entry `e` of `old`, unchanged in n: the same state, one more reference,
+ * or (take) the reference of old, which is on its way out.
+ */
+static void entry_share(struct entry *to, struct entry *e,
 			const struct node *old, const struct node *n,
-			size_t shift)
+			size_t shift, bool take)
 {
 	*to = *e;
+	to->moved = false;
 	to->name = (const char *)n->raw->data + shift +
 		   ((const unsigned char *)e->name - old->raw->data);
 	if (!e->ptr)
 		return;
+	if (take) {
+		e->moved = true;
+		return;
+	}
 	if (kind_of(e->mode) == K_TREE)
 		((struct node *)e->ptr)->refs++;
 	else
@@ -373,9 +386,17 @@ static int node_room(struct node *n, size_t *alloc, size_t need)
  * Most commits change a few entries of a directory: the runs of raw tree
  * bytes that old and new share at both ends are taken over from `old`
  * wholesale, and only the entries in between are parsed and looked at.
+ *
+ * `take`: old goes once this commit is done (its only holder is the mirror
+ * of a parent whose last child this is), so the entries shared with it
+ * take over its references instead of adding their own. In a history that
+ * is mostly a line, that spares an increment now and a decrement later for
+ * every entry of every directory on a changed path, each a cache miss.
+ * Old is still read (origins, deleted files) until then: its entries
+ * stay as they were, only marked as moved.
  */
-static int build_node(struct node **out, struct engine *E,
-		      const struct node *old, const git_oid *oid, size_t base)
+static int build_node(struct node **out, struct engine *E, struct node *old,
+		      const git_oid *oid, size_t base, bool take)
 {
 	struct node *n = NULL;
 	size_t alloc = 0, at = 0, len, oi = 0, tail = 0, i;
@@ -405,9 +426,9 @@ static int build_node(struct node **out, struct engine *E,
 
 		while (oi < old->n && entry_end(old, &old->e[oi]) <= p) {
 			/* The counts are all over memory: ask for them early. */
-			if (oi + 8 < old->n && old->e[oi + 8].ptr)
+			if (!take && oi + 8 < old->n && old->e[oi + 8].ptr)
 				__builtin_prefetch(old->e[oi + 8].ptr, 1);
-			entry_share(&n->e[oi], &old->e[oi], old, n, 0);
+			entry_share(&n->e[oi], &old->e[oi], old, n, 0, take);
 			n->n = (uint32_t)++oi;
 		}
 		at = oi ? entry_end(old, &old->e[oi - 1]) : 0;
@@ -421,8 +442,7 @@ static int build_node(struct node **out, struct engine *E,
 		shift = (ptrdiff_t)len - (ptrdiff_t)olen;
 	}
 	while (at < len) {
-		struct entry *e;
-		const struct entry *oe = NULL;
+		struct entry *e, *oe = NULL;
 		enum kind k;
 
 		/*
@@ -440,11 +460,12 @@ static int build_node(struct node **out, struct engine *E,
 					    n->n + (old->n - tail))) < 0)
 				goto done;
 			for (i = tail; i < old->n; i++) {
-				if (i + 8 < old->n && old->e[i + 8].ptr)
+				if (!take && i + 8 < old->n &&
+				    old->e[i + 8].ptr)
 					__builtin_prefetch(old->e[i + 8].ptr,
 							   1);
 				entry_share(&n->e[n->n], &old->e[i], old, n,
-					    (size_t)shift);
+					    (size_t)shift, take);
 				n->n++;
 			}
 			break;
@@ -461,7 +482,7 @@ static int build_node(struct node **out, struct engine *E,
 		k = kind_of(e->mode);
 		/* Both lists are in tree order: advance the old one alongside. */
 		while (old && oi < old->n) {
-			const struct entry *o = &old->e[oi];
+			struct entry *o = &old->e[oi];
 			int c = name_cmp(o->name, o->namelen,
 					 kind_of(o->mode) == K_TREE, e->name,
 					 e->namelen, k == K_TREE);
@@ -475,23 +496,34 @@ static int build_node(struct node **out, struct engine *E,
 			}
 		}
 		if (k == K_TREE) {
-			void *sub;
+			struct node *sub, *os = NULL;
 
+			if (oe && kind_of(oe->mode) == K_TREE)
+				os = oe->ptr;
 			if ((rc = path_push(E, base, e->name, e->namelen)) < 0)
 				goto done;
 			E->path[base + e->namelen] = '/';
-			rc = build_node((struct node **)&sub, E,
-					oe ? oe->ptr : NULL, &e->oid,
-					base + e->namelen + 1);
+			/* os goes with old unless something else holds it. */
+			rc = build_node(&sub, E, os, &e->oid,
+					base + e->namelen + 1,
+					take && os && os->refs == 1);
 			if (rc < 0)
 				goto done;
+			if (take && sub == os) {
+				/* Unchanged: old's reference moves over. */
+				sub->refs--;
+				oe->moved = true;
+			}
 			n->e[n->n - 1].ptr = sub;
 		} else if (k == K_FILE) {
 			if (oe && kind_of(oe->mode) == K_FILE &&
 			    git_oid_equal(&oe->oid, &e->oid)) {
 				struct version *v = oe->ptr;
 
-				v->refs++;
+				if (take)
+					oe->moved = true;
+				else
+					v->refs++;
 				e->ptr = v;
 			} else {
 				if ((rc = path_push(E, base, e->name,
@@ -783,12 +815,15 @@ static int walk_commit(struct engine *E, uint32_t c)
 	const struct history_commit *hc = &E->h->commits[c];
 	const uint32_t *par = history_parents(E->h, c);
 	struct deleted dstack[4], *del = dstack;
+	struct node *old;
 	size_t i;
 	int rc;
 
 	E->npend = 0;
-	rc = build_node(&E->roots[c], E,
-			hc->nparents ? E->roots[par[0]] : NULL, &hc->tree, 0);
+	old = hc->nparents ? E->roots[par[0]] : NULL;
+	rc = build_node(&E->roots[c], E, old, &hc->tree, 0,
+			old && old->refs == 1 &&
+			E->children_left[par[0]] == 1);
 	if (rc < 0)
 		goto done;
 	if (hc->nparents > 4) {
@@ -1282,6 +1317,184 @@ static int evaluate(struct version *v, unsigned char *taken)
 	return 0;
 }
 
+/*
+ * Stage 3 in parallel. A version depends only on its origins, so the
+ * versions split into groups linked by origins (a file's history, joined
+ * to others by renames and copies), and each group can be evaluated on
+ * its own thread, in creation order, with nothing shared.
+ */
+struct evaluator {
+	struct version **list;    /* all versions, in creation order */
+	uint32_t *order;          /* slots of this thread's groups */
+	size_t n;
+	int rc;
+	char err[512];
+	pthread_t th;
+};
+
+struct group_size {
+	uint32_t root, size;
+};
+
+/* Largest first; equal sizes by root, so that the split is reproducible. */
+static int group_size_cmp(const void *a, const void *b)
+{
+	const struct group_size *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->root < y->root ? -1 : x->root > y->root;
+}
+
+static uint32_t group_root(uint32_t *up, uint32_t x)
+{
+	while (up[x] != x) {
+		up[x] = up[up[x]];
+		x = up[x];
+	}
+	return x;
+}
+
+static void *evaluator_main(void *arg)
+{
+	struct evaluator *V = arg;
+	unsigned char *taken = NULL;
+	size_t have = 0, i;
+	int rc = 0;
+
+	for (i = 0; i < V->n; i++) {
+		struct version *v = V->list[V->order[i]];
+		uint16_t k;
+
+		if ((rc = count_lines(v)) < 0)
+			break;
+		if (v->nlines > have || !taken) {
+			free(taken);
+			have = v->nlines > 2 * have ? v->nlines : 2 * have;
+			if (!(taken = malloc(have ? have : 1))) {
+				rc = error_oom();
+				break;
+			}
+		}
+		if ((rc = evaluate(v, taken)) < 0)
+			break;
+		for (k = 0; k < v->norigins; k++) {
+			struct version *src = v->origins[k].src;
+
+			if (--src->pending == 0 && !src->output) {
+				free(src->lines);
+				src->lines = NULL;
+			}
+		}
+	}
+	free(taken);
+	V->rc = rc;
+	if (rc < 0)
+		snprintf(V->err, sizeof(V->err), "%s", error_last());
+	return NULL;
+}
+
+/* Count and evaluate list[0..n), in creation order, on up to `jobs`
+ * threads (this one among them). */
+static int evaluate_all(struct version **list, size_t n, unsigned jobs)
+{
+	struct evaluator ev[16];
+	uint32_t *up = NULL, *size = NULL, *owner = NULL, *order = NULL;
+	struct group_size *groups = NULL;
+	size_t ngroups = 0, i, t, nt, started = 0;
+	size_t load[16] = { 0 };
+	int rc = 0;
+
+	if (!n)
+		return 0;
+	nt = jobs < 1 ? 1 : jobs > 16 ? 16 : jobs;
+	up = malloc(n * sizeof(*up));
+	size = calloc(n, sizeof(*size));
+	owner = malloc(n * sizeof(*owner));
+	order = malloc(n * sizeof(*order));
+	groups = malloc(n * sizeof(*groups));
+	if (!up || !size || !owner || !order || !groups) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		list[i]->slot = (uint32_t)i;
+		up[i] = (uint32_t)i;
+	}
+	for (i = 0; i < n; i++) {
+		uint16_t k;
+
+		for (k = 0; k < list[i]->norigins; k++) {
+			uint32_t a = group_root(up, (uint32_t)i);
+			uint32_t b = group_root(up, list[i]->origins[k].src->slot);
+
+			if (a != b)
+				up[a > b ? a : b] = a < b ? a : b;
+		}
+	}
+	for (i = 0; i < n; i++)
+		size[group_root(up, (uint32_t)i)]++;
+	/* The groups, largest first, each to the least loaded thread. */
+	for (i = 0; i < n; i++)
+		if (up[i] == i)
+			groups[ngroups++] = (struct group_size){ (uint32_t)i,
+								 size[i] };
+	qsort(groups, ngroups, sizeof(*groups), group_size_cmp);
+	memset(ev, 0, sizeof(ev));
+	for (i = 0; i < ngroups; i++) {
+		size_t best = 0;
+
+		for (t = 1; t < nt; t++)
+			if (load[t] < load[best])
+				best = t;
+		load[best] += groups[i].size;
+		owner[groups[i].root] = (uint32_t)best;
+	}
+	/* Each thread's slots, in creation order: a stable split of 0..n. */
+	{
+		size_t at = 0;
+
+		for (t = 0; t < nt; t++) {
+			ev[t].list = list;
+			ev[t].order = order + at;
+			at += load[t];
+		}
+		for (i = 0; i < n; i++) {
+			struct evaluator *V = &ev[owner[group_root(up,
+						(uint32_t)i)]];
+
+			V->order[V->n++] = (uint32_t)i;
+		}
+	}
+	for (t = 1; t < nt; t++) {
+		if (!ev[t].n)
+			continue;
+		/* Without a thread, it is done here after the first share. */
+		if (pthread_create(&ev[t].th, NULL, evaluator_main, &ev[t]) == 0)
+			started |= (size_t)1 << t;
+	}
+	evaluator_main(&ev[0]);
+	for (t = 1; t < nt; t++) {
+		if (started & ((size_t)1 << t))
+			pthread_join(ev[t].th, NULL);
+		else if (ev[t].n)
+			evaluator_main(&ev[t]);
+	}
+	for (t = 0; t < nt; t++) {
+		if (ev[t].rc < 0) {
+			rc = error_set("%s", ev[t].err);
+			break;
+		}
+	}
+done:
+	free(up);
+	free(size);
+	free(owner);
+	free(order);
+	free(groups);
+	return rc;
+}
+
 static double elapsed(const struct timespec *t0)
 {
 	struct timespec t;
@@ -1363,16 +1576,111 @@ static int list_tip(struct engine *E, const struct node *n, size_t base,
 	return 0;
 }
 
-static int is_text_blob(int *out, struct engine *E, const git_oid *oid)
+static int is_text_blob(int *out, struct odb *db, git_repository *git,
+			const git_oid *oid)
 {
 	struct odb_object *b = NULL;
-	int rc = load_blob(&b, E->repo->odb, E->repo->git, oid);
+	int rc = load_blob(&b, db, git, oid);
 
 	if (rc < 0)
 		return rc;
 	*out = blame_is_text(b->data, b->len);
 	odb_object_free(b);
 	return 0;
+}
+
+/*
+ * Which of the tip's files are text: every blob read once, on up to
+ * `jobs` threads. Should several fail, the first in tree order is the one
+ * reported, as it would be without threads: the files are handed out in
+ * order, and a thread that has taken one checks it before it stops, so
+ * every file before a failed one has been checked too.
+ */
+struct textcheck {
+	struct engine *E;
+	const struct tipfile *tips;
+	unsigned char *text;
+	size_t n;
+	atomic_size_t next;
+	atomic_int failed;
+	pthread_mutex_t lock;
+	size_t err_at;            /* under lock */
+	char err[512];
+};
+
+/* One thread's share; git: its own repository handle, or NULL to open one. */
+static void textcheck_run(struct textcheck *T, git_repository *git)
+{
+	git_repository *own = NULL;
+	size_t i = T->n;
+	int text, rc;
+
+	if (!git) {
+		if (git_repository_open_ext(&own,
+				git_repository_path(T->E->repo->git),
+				GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+			error_git("unable to open '%s'", T->E->repo->path);
+			goto fail;
+		}
+		git = own;
+	}
+	while (!atomic_load(&T->failed)) {
+		if ((i = atomic_fetch_add(&T->next, 1)) >= T->n)
+			break;
+		rc = is_text_blob(&text, T->E->repo->odb, git,
+				  &T->tips[i].v->oid);
+		if (rc < 0)
+			goto fail;
+		T->text[i] = (unsigned char)text;
+	}
+	goto out;
+fail:
+	pthread_mutex_lock(&T->lock);
+	if (i <= T->err_at) {
+		T->err_at = i;
+		snprintf(T->err, sizeof(T->err), "%s", error_last());
+	}
+	pthread_mutex_unlock(&T->lock);
+	atomic_store(&T->failed, 1);
+out:
+	git_repository_free(own);
+}
+
+static void *textcheck_main(void *arg)
+{
+	textcheck_run(arg, NULL);
+	return NULL;
+}
+
+static int check_text(unsigned char *text, struct engine *E,
+		      const struct tipfile *tips, size_t n)
+{
+	struct textcheck T;
+	pthread_t th[15];
+	unsigned jobs = E->opts->jobs ? E->opts->jobs : 1, started = 0, i;
+	int rc = 0;
+
+	memset(&T, 0, sizeof(T));
+	T.E = E;
+	T.tips = tips;
+	T.text = text;
+	T.n = n;
+	T.err_at = SIZE_MAX;
+	atomic_init(&T.next, 0);
+	atomic_init(&T.failed, 0);
+	pthread_mutex_init(&T.lock, NULL);
+	if (jobs > 16)
+		jobs = 16;
+	for (i = 1; i < jobs && i < n; i++)
+		if (pthread_create(&th[started], NULL, textcheck_main, &T) == 0)
+			started++;
+	textcheck_run(&T, E->repo->git);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	if (atomic_load(&T.failed))
+		rc = error_set("%s", T.err);
+	pthread_mutex_destroy(&T.lock);
+	return rc;
 }
 
 int blame_tree(struct blame_result **out, struct repository *repo,
@@ -1382,10 +1690,10 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	struct blame_result *res = NULL;
 	struct tipfile *tips = NULL;
 	struct version **list = NULL, **stack = NULL;
-	unsigned char *taken = NULL;
+	unsigned char *text = NULL;
 	size_t ntips = 0, tips_alloc = 0, n = 0, alloc = 0, sp = 0, i;
 	size_t stack_alloc = 0;
-	uint32_t maxlines = 0, c;
+	uint32_t c;
 	struct timespec t0;
 	struct reader R = { 0 };
 	int rc = 0;
@@ -1429,12 +1737,14 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 			   &tips_alloc)) < 0)
 		goto done;
 	/* Keep the text files; mark what they need. */
+	if (!(text = malloc(ntips ? ntips : 1))) {
+		rc = error_oom();
+		goto done;
+	}
+	if ((rc = check_text(text, &E, tips, ntips)) < 0)
+		goto done;
 	for (i = 0; i < ntips; i++) {
-		int text;
-
-		if ((rc = is_text_blob(&text, &E, &tips[i].v->oid)) < 0)
-			goto done;
-		if (!text) {
+		if (!text[i]) {
 			free(tips[i].path);
 			tips[i].path = NULL;
 			continue;
@@ -1514,35 +1824,12 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	if (n)
 		qsort(list, n, sizeof(*list), seq_cmp);
 	res->ndiffs = 0;
-	for (i = 0; i < n; i++) {
-		if ((rc = count_lines(list[i])) < 0)
-			goto done;
+	for (i = 0; i < n; i++)
 		res->ndiffs += list[i]->norigins;
-		if (list[i]->nlines > maxlines)
-			maxlines = list[i]->nlines;
-	}
 	res->nrenames = E.nrenames;
 	/* Stage 3. */
-	taken = malloc(maxlines ? maxlines : 1);
-	if (!taken) {
-		rc = error_oom();
+	if ((rc = evaluate_all(list, n, opts->jobs)) < 0)
 		goto done;
-	}
-	for (i = 0; i < n; i++) {
-		struct version *v = list[i];
-		uint16_t k;
-
-		if ((rc = evaluate(v, taken)) < 0)
-			goto done;
-		for (k = 0; k < v->norigins; k++) {
-			struct version *s = v->origins[k].src;
-
-			if (--s->pending == 0 && !s->output) {
-				free(s->lines);
-				s->lines = NULL;
-			}
-		}
-	}
 	/* The result, one file per text path. */
 	res->files = calloc(ntips ? ntips : 1, sizeof(*res->files));
 	if (!res->files) {
@@ -1576,7 +1863,7 @@ done:
 	free(tips);
 	free(list);
 	free(stack);
-	free(taken);
+	free(text);
 	if (E.roots) {
 		for (c = 0; c < h->n; c++)
 			node_decref(E.roots[c]);

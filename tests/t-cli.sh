@@ -98,6 +98,31 @@ missing_objects() {
 	[ ! -e rep ]
 }
 
+# With several blobs missing, the first in tree order is the one named,
+# however many threads read the tip.
+first_missing_object() {
+	repo_new r
+	local f
+	for f in a b c d e f g h; do
+		put "$f.c" "$f"
+	done
+	commit "files"
+	cd ..
+	local want
+	want=$(git -C r rev-parse HEAD:c.c)
+	for f in c f h; do
+		blob=$(git -C r rev-parse HEAD:$f.c)
+		rm -f "r/.git/objects/${blob:0:2}/${blob:2}"
+	done
+	local j i
+	for j in 1 2 4; do
+		for i in 1 2 3; do
+			expect 1 "unable to read blob '$want'" \
+				"$STRATA" blame r --jobs $j
+		done
+	done
+}
+
 bare_and_defaults() {
 	sample
 	git clone -q --bare r r.git
@@ -184,6 +209,7 @@ run_case help_and_version help_and_version
 run_case usage_errors usage_errors
 run_case runtime_errors runtime_errors
 run_case missing_objects missing_objects
+run_case first_missing_object first_missing_object
 run_case bare_and_defaults bare_and_defaults
 run_case shallow_note shallow_note
 run_case progress_quiet progress_quiet

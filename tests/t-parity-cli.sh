@@ -46,6 +46,39 @@ paths() {
 	parity r HEAD -- d/c d/b
 }
 
+# Many files whose histories renames and merges tie together, and one
+# binary: the diffs, the text checks and the evaluation of the files'
+# histories are all split over the threads.
+many_files_repo() {
+	repo_new m
+	local i
+	for i in $(seq 1 24); do
+		put "f$i.c" $(lines "f$i-" 1 12)
+	done
+	printf 'bin\0ary\n' >blob.bin
+	commit "files"
+	git checkout -q -b side
+	for i in $(seq 1 24 | awk 'NR % 3 == 0'); do
+		put "f$i.c" $(lines "f$i-" 1 6) "side$i" $(lines "f$i-" 7 12)
+	done
+	commit "side edits"
+	git mv f5.c g5.c
+	commit_file g5.c "renamed" $(lines f5- 1 12) g5
+	git checkout -q main
+	for i in $(seq 1 24 | awk 'NR % 2 == 0'); do
+		put "f$i.c" "top$i" $(lines "f$i-" 2 12)
+	done
+	commit "main edits"
+	merge "merge side" side
+	cat f1.c f2.c >f12.c
+	commit "f12 from f1 and f2"
+	for i in $(seq 1 24 | awk 'NR % 4 == 1'); do
+		put "f$i.c" $(lines "f$i-" 1 3) "late$i" $(lines "f$i-" 4 12)
+	done
+	commit "late edits"
+	cd ..
+}
+
 # The output does not depend on the number of threads.
 jobs() {
 	small_repo
@@ -54,6 +87,14 @@ jobs() {
 	local j
 	for j in 2 3 8; do
 		"$STRATA" blame r --quiet --jobs $j >got
+		cmp want got
+	done
+	many_files_repo
+	parity m HEAD
+	"$STRATA" blame m --quiet >want
+	[ "$(cut -f4 want | sort -u | wc -l)" = 25 ]
+	for j in 1 2 3 5 16; do
+		"$STRATA" blame m --quiet --jobs $j >got
 		cmp want got
 	done
 }
