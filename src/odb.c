@@ -454,7 +454,20 @@ int odb_open(struct odb **out, git_repository *git, size_t cache_bytes)
 	*out = NULL;
 	if (!db)
 		return error_oom();
-	pthread_mutex_init(&db->lock, NULL);
+	{
+		/*
+		 * The lock is held for a few pointer moves at a time but taken
+		 * for every object read: spinning a little before sleeping
+		 * spares the futex calls of sleeping and waking the other
+		 * thread.
+		 */
+		pthread_mutexattr_t a;
+
+		pthread_mutexattr_init(&a);
+		pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+		pthread_mutex_init(&db->lock, &a);
+		pthread_mutexattr_destroy(&a);
+	}
 	if (!(db->bucket = calloc(BUCKETS, sizeof(*db->bucket))) ||
 	    !(objdir = malloc(strlen(common) + 9))) {
 		rc = error_oom();
