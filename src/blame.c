@@ -859,6 +859,19 @@ done:
 	return rc;
 }
 
+/*
+ * A libgit2 handle on the repository for another thread (libgit2's
+ * repositories are not to be shared): what the odb leaves to libgit2, loose
+ * objects, goes through it.
+ */
+static int open_handle(git_repository **out, const struct engine *E)
+{
+	if (git_repository_open_ext(out, git_repository_path(E->repo->git),
+				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return error_git("unable to open '%s'", E->repo->path);
+	return 0;
+}
+
 /* ---- stage 1's reader: root trees read ahead of the walk ---- */
 
 /*
@@ -917,10 +930,7 @@ static void reader_start(struct reader *R, const struct engine *E)
 	R->E = E;
 	atomic_init(&R->walked, 0);
 	atomic_init(&R->stop, 0);
-	if (E->opts->jobs < 2 ||
-	    git_repository_open_ext(&R->git,
-			git_repository_path(E->repo->git),
-			GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+	if (E->opts->jobs < 2 || open_handle(&R->git, E) < 0)
 		goto none;
 	if (pthread_create(&R->th, NULL, reader_main, R) == 0)
 		return;
@@ -1103,12 +1113,8 @@ static void *worker(void *arg)
 	git_repository *git = NULL;
 	struct diff_result dr = {0};
 
-	if (git_repository_open_ext(&git,
-			git_repository_path(W->E->repo->git),
-			GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
-		error_git("unable to open '%s'", W->E->repo->path);
+	if (open_handle(&git, W->E) < 0)
 		goto fail;
-	}
 	for (;;) {
 		/* Runs of neighbours, so that chains stay on one thread. */
 		size_t b = atomic_fetch_add(&W->next, WORK_CHUNK), e, i;
@@ -1616,12 +1622,8 @@ static void textcheck_run(struct textcheck *T, git_repository *git)
 	int text, rc;
 
 	if (!git) {
-		if (git_repository_open_ext(&own,
-				git_repository_path(T->E->repo->git),
-				GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
-			error_git("unable to open '%s'", T->E->repo->path);
+		if (open_handle(&own, T->E) < 0)
 			goto fail;
-		}
 		git = own;
 	}
 	while (!atomic_load(&T->failed)) {
