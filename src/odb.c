@@ -521,7 +521,17 @@ void odb_stats(struct odb_stats *out, struct odb *db)
 
 /* ---- finding and building objects ------------------------------------- */
 
-/* The offset of `oid` in pack p, or false. */
+/*
+ * The offset of `oid` in pack p, or false.
+ *
+ * Object ids are uniformly spread, so the search guesses where in its range
+ * the id should be from the 8 bytes after the first (which the fanout has
+ * fixed), as git's sha1_entry_pos once did: about three probes instead of
+ * a dozen halvings, and each probe of a large index is a cache miss (on a
+ * repository of a million objects they took a sixth of the walk). When a
+ * guess leaves more than half the range, the next probe halves it, so the
+ * worst case stays logarithmic.
+ */
 static bool pack_find(const struct pack *p, const git_oid *oid,
 		      uint64_t *offset)
 {
@@ -530,10 +540,25 @@ static bool pack_find(const struct pack *p, const git_oid *oid,
 	const unsigned char *base = p->version == 2 ? p->oids : p->oids + 4;
 	uint32_t lo = id[0] ? be32(p->fanout + 4 * (id[0] - 1)) : 0;
 	uint32_t hi = be32(p->fanout + 4 * id[0]);
+	/* The keys just outside [lo, hi): what the range is known to span. */
+	uint64_t key = be64(id + 1), klo = 0, khi = UINT64_MAX;
+	bool halve = false;
 
 	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = memcmp(base + (size_t)mid * stride, id, 20);
+		uint32_t mid, was = hi - lo;
+		int c;
+
+		if (halve || hi - lo < 8 || khi <= klo) {
+			mid = lo + (hi - lo) / 2;
+		} else {
+			double f = key <= klo ? 0.0 : key >= khi ? 1.0 :
+				   (double)(key - klo) / (double)(khi - klo);
+
+			mid = lo + (uint32_t)(f * (double)(hi - lo));
+			if (mid >= hi)
+				mid = hi - 1;
+		}
+		c = memcmp(base + (size_t)mid * stride, id, 20);
 
 		if (c == 0) {
 			if (p->version == 1) {
@@ -550,10 +575,14 @@ static bool pack_find(const struct pack *p, const git_oid *oid,
 			}
 			return true;
 		}
-		if (c < 0)
+		if (c < 0) {
 			lo = mid + 1;
-		else
+			klo = be64(base + (size_t)mid * stride + 1);
+		} else {
 			hi = mid;
+			khi = be64(base + (size_t)mid * stride + 1);
+		}
+		halve = !halve && 2 * (hi - lo) > was;
 	}
 	return false;
 }

@@ -138,6 +138,33 @@ fi
 grep -Eq "unable to read object '[0-9a-f]{40}': corrupt object at offset [0-9]+" \
 	"$tmp/err" || fail "damaged pack: $(cat "$tmp/err")"
 
+# Many objects in one pack (the search guesses where an id is, and falls
+# back to halving): every one is found, and ids next to them (the last
+# digit changed) are not.
+big=$tmp/big
+git init -q --bare "$big"
+for i in $(seq 1 6000); do
+	printf 'blob\ndata <<E\nobject %d\nE\n\n' "$i"
+done | git -C "$big" fast-import --quiet
+git -C "$big" cat-file --batch-all-objects --batch-check='%(objectname)' \
+	>"$tmp/names"
+[ "$(wc -l <"$tmp/names")" = 6000 ] || fail "many objects: not 6000"
+git -C "$big" cat-file --batch <"$tmp/names" >"$tmp/want"
+check "6000 objects in one pack" "$big" 1
+# 00.. and ff.. are the ends of the fanout; the rest are neighbours.
+{
+	echo 0000000000000000000000000000000000000000
+	echo ffffffffffffffffffffffffffffffffffffffff
+	awk '{ i = index("0123456789abcdef", substr($0, 40, 1))
+	       print substr($0, 1, 39) substr("123456789abcdef0", i, 1) }' \
+		"$tmp/names"
+} | git -C "$big" cat-file --batch-check='%(objectname) %(objecttype)' |
+	awk '$2 == "missing" { print $1 }' >"$tmp/absent"
+[ "$(wc -l <"$tmp/absent")" -gt 5000 ] || fail "too few absent names"
+ODB_TEST_ABSENT=1 "$T" "$big" <"$tmp/absent" >"$tmp/out" 2>"$tmp/err" ||
+	fail "absent ids: $(cat "$tmp/err")"
+echo "t-odb-unit: 6000 objects found, $(cut -d' ' -f2 "$tmp/out") neighbours not"
+
 # A real history, when its mirror is there: every blob and tree.
 m=${TMUX_MIRROR:-/work/.mirror/tmux+tmux/repo}
 if [ -d "$m" ]; then

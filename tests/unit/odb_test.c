@@ -6,6 +6,9 @@
  * two outputs can be compared byte for byte. With THREADS > 1 the names
  * are also read concurrently by that many threads, each checking its
  * reads against the first pass. Prints the reader's counters on stderr.
+ *
+ * With ODB_TEST_ABSENT set, every name must instead be missing: each read
+ * must fail, and the count of them is printed.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -92,6 +95,22 @@ int main(int argc, char **argv)
 			goto done;
 		}
 		s.first[s.n++] = NULL;
+	}
+	if (getenv("ODB_TEST_ABSENT")) {
+		for (i = 0; i < s.n; i++) {
+			struct odb_object *o;
+
+			if (odb_read(&o, s.db, git, &s.oids[i],
+				     GIT_OBJECT_ANY) == 0) {
+				fprintf(stderr, "odb_test: %s was found\n",
+					git_oid_tostr_s(&s.oids[i]));
+				odb_object_free(o);
+				goto done;
+			}
+		}
+		printf("absent %zu\n", s.n);
+		rc = 0;
+		goto done;
 	}
 	for (i = 0; i < s.n; i++) {
 		struct odb_object *o;
