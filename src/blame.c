@@ -892,6 +892,18 @@ struct reader {
 	pthread_t th;
 };
 
+/*
+ * The object cache's bound during the walk. Packs chain trees from new to
+ * old and the walk reads them from old to new, so a tree read builds the
+ * newer trees of its chain, which the walk wants later, each directory
+ * its own chain: with many directories, 16 MiB lets them go before they
+ * are used. 64 MiB took a synthetic history of 500,000 commits and 60,000
+ * files from 24 million objects built to 8 million (walk 39 s to 18 s),
+ * and git's walk from about 2.1 s to 1.8 s, for 25 to 45 MiB more memory.
+ * The diffs then go back to the usual bound.
+ */
+#define WALK_CACHE ((size_t)64 << 20)
+
 /* How many commits the reader may be ahead of the walk. */
 #define READ_AHEAD 64
 
@@ -1720,6 +1732,7 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	for (c = 0; c < h->n; c++)
 		E.children_left[c] = h->commits[c].nchildren;
 	/* Stage 1, with the trees read ahead. */
+	odb_set_cache_limit(repo->odb, WALK_CACHE);
 	reader_start(&R, &E);
 	for (c = 0; c < h->n; c++) {
 		if ((rc = walk_commit(&E, c)) < 0)
@@ -1730,6 +1743,7 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 				       opts->progress_payload);
 	}
 	reader_stop(&R);
+	odb_set_cache_limit(repo->odb, 0);
 	if (rc < 0)
 		goto done;
 	rename_detector_free(E.rd);

@@ -61,6 +61,7 @@ struct odb {
 	struct obj **bucket;
 	struct obj *lru_head, *lru_tail;  /* most recently used first */
 	size_t bytes, limit;
+	size_t base_limit;          /* odb_open()'s */
 	atomic_size_t reads, hits, built, fallback;
 };
 
@@ -474,6 +475,7 @@ int odb_open(struct odb **out, git_repository *git, size_t cache_bytes)
 		goto done;
 	}
 	db->limit = cache_bytes ? cache_bytes : DEFAULT_CACHE;
+	db->base_limit = db->limit;
 	atomic_init(&db->reads, 0);
 	atomic_init(&db->hits, 0);
 	atomic_init(&db->built, 0);
@@ -488,6 +490,23 @@ done:
 	free(objdir);
 	odb_free(db);
 	return rc;
+}
+
+void odb_set_cache_limit(struct odb *db, size_t cache_bytes)
+{
+	struct obj *gone = NULL;
+
+	pthread_mutex_lock(&db->lock);
+	db->limit = cache_bytes ? cache_bytes : db->base_limit;
+	while (db->bytes > db->limit && db->lru_tail)
+		cache_evict(db, db->lru_tail, &gone);
+	pthread_mutex_unlock(&db->lock);
+	while (gone) {
+		struct obj *next = gone->hnext;
+
+		obj_decref(gone);
+		gone = next;
+	}
 }
 
 void odb_free(struct odb *db)

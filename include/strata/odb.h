@@ -42,6 +42,12 @@ int odb_open(struct odb **out, git_repository *git, size_t cache_bytes);
 void odb_free(struct odb *db);
 
 /*
+ * Change the cache's bound (0: back to the one odb_open() set), evicting
+ * down to it at once. Safe while other threads read.
+ */
+void odb_set_cache_limit(struct odb *db, size_t cache_bytes);
+
+/*
  * Read object `oid`. `git` is the calling thread's own handle on the same
  * repository, for objects in no pack. `want` is the type expected, or
  * GIT_OBJECT_ANY; another type is an error. Safe to call from several

@@ -9,8 +9,13 @@
  *
  * With ODB_TEST_ABSENT set, every name must instead be missing: each read
  * must fail, and the count of them is printed.
+ *
+ * With ODB_TEST_SHRINK set, the cache's bound then drops to one byte: a
+ * second pass must find nothing in the cache and read the same content;
+ * the bound goes back, and a third pass reads the same again.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +145,43 @@ int main(int argc, char **argv)
 			pthread_join(th[t], NULL);
 		if (s.failed)
 			goto done;
+	}
+	if (getenv("ODB_TEST_SHRINK")) {
+		size_t hits, pass;
+
+		for (pass = 0; pass < 2; pass++) {
+			odb_set_cache_limit(s.db, pass ? 0 : 1);
+			odb_stats(&st, s.db);
+			hits = st.hits;
+			for (i = 0; i < s.n; i++) {
+				struct odb_object *o;
+				bool same;
+
+				if (odb_read(&o, s.db, git, &s.oids[i],
+					     GIT_OBJECT_ANY) < 0) {
+					fprintf(stderr, "odb_test: %s\n",
+						error_last());
+					goto done;
+				}
+				same = !s.first[i] ||
+				       (o->len == s.first[i]->len &&
+					!memcmp(o->data, s.first[i]->data,
+						o->len));
+				odb_object_free(o);
+				if (!same) {
+					fprintf(stderr, "odb_test: pass %zu: %s "
+						"differs\n", pass + 2,
+						git_oid_tostr_s(&s.oids[i]));
+					goto done;
+				}
+			}
+			odb_stats(&st, s.db);
+			if (!pass && st.hits != hits) {
+				fprintf(stderr, "odb_test: %zu hits in a cache "
+					"of one byte\n", st.hits - hits);
+				goto done;
+			}
+		}
 	}
 	odb_stats(&st, s.db);
 	fprintf(stderr, "packs %zu reads %zu hits %zu built %zu fallback %zu\n",
