@@ -27,6 +27,7 @@
 
 #define DEFAULT_CACHE ((size_t)16 << 20)
 #define BUCKETS (1u << 16)
+#define FILTER (1u << 20)
 #define MAX_ALTERNATE_DEPTH 5
 
 enum { T_OFS_DELTA = 6, T_REF_DELTA = 7 };
@@ -59,6 +60,14 @@ struct odb {
 	size_t npacks, packs_alloc;
 	pthread_mutex_t lock;
 	struct obj **bucket;
+	/*
+	 * How many cached objects hash to each slot (stuck at 255 once it
+	 * gets there), written under the lock but read without it: a read
+	 * that finds 0 needs neither the lock nor a miss in the table. The
+	 * walk down a delta chain asks for every link, most of them not
+	 * cached. (A stale 0 only costs building an object twice.)
+	 */
+	atomic_uchar *filter;
 	struct obj *lru_head, *lru_tail;  /* most recently used first */
 	size_t bytes, limit;
 	size_t base_limit;          /* odb_open()'s */
@@ -107,11 +116,30 @@ void odb_object_free(struct odb_object *obj)
 	obj_decref((struct obj *)obj);
 }
 
+static uint64_t key_hash(uint32_t pack, uint64_t offset)
+{
+	return (offset ^ (uint64_t)pack << 40) * 0x9e3779b97f4a7c15ull;
+}
+
 static size_t bucket_of(uint32_t pack, uint64_t offset)
 {
-	uint64_t h = (offset ^ (uint64_t)pack << 40) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(key_hash(pack, offset) >> 48) & (BUCKETS - 1);
+}
 
-	return (size_t)(h >> 48) & (BUCKETS - 1);
+static atomic_uchar *filter_of(struct odb *db, uint32_t pack, uint64_t offset)
+{
+	return &db->filter[(key_hash(pack, offset) >> 40) & (FILTER - 1)];
+}
+
+/* Under the lock: one more (d = 1) or one fewer (d = -1) object there. */
+static void filter_add(struct odb *db, const struct obj *o, int d)
+{
+	atomic_uchar *f = filter_of(db, o->pack, o->offset);
+	unsigned char v = atomic_load_explicit(f, memory_order_relaxed);
+
+	if (v != 255)
+		atomic_store_explicit(f, (unsigned char)(v + d),
+				      memory_order_relaxed);
 }
 
 static void lru_unlink(struct odb *db, struct obj *o)
@@ -166,6 +194,7 @@ static void cache_evict(struct odb *db, struct obj *o, struct obj **gone)
 		pp = &(*pp)->hnext;
 	*pp = o->hnext;
 	lru_unlink(db, o);
+	filter_add(db, o, -1);
 	db->bytes -= o->pub.len;
 	o->cached = false;
 	o->hnext = *gone;
@@ -176,6 +205,9 @@ static struct obj *cache_get(struct odb *db, uint32_t pack, uint64_t offset)
 {
 	struct obj *o;
 
+	if (!atomic_load_explicit(filter_of(db, pack, offset),
+				  memory_order_relaxed))
+		return NULL;
 	pthread_mutex_lock(&db->lock);
 	o = cache_find(db, pack, offset);
 	pthread_mutex_unlock(&db->lock);
@@ -206,6 +238,7 @@ static void cache_put(struct odb *db, struct obj **o, uint32_t pack,
 		(*o)->cached = true;
 		(*o)->hnext = db->bucket[b];
 		db->bucket[b] = *o;
+		filter_add(db, *o, 1);
 		lru_push(db, *o);
 		atomic_fetch_add(&(*o)->refs, 1);
 		db->bytes += (*o)->pub.len;
@@ -470,6 +503,7 @@ int odb_open(struct odb **out, git_repository *git, size_t cache_bytes)
 		pthread_mutexattr_destroy(&a);
 	}
 	if (!(db->bucket = calloc(BUCKETS, sizeof(*db->bucket))) ||
+	    !(db->filter = calloc(FILTER, sizeof(*db->filter))) ||
 	    !(objdir = malloc(strlen(common) + 9))) {
 		rc = error_oom();
 		goto done;
@@ -526,6 +560,7 @@ void odb_free(struct odb *db)
 		pack_release(&db->packs[i]);
 	free(db->packs);
 	free(db->bucket);
+	free(db->filter);
 	free(db);
 }
 
