@@ -69,7 +69,8 @@ struct odb {
 	 */
 	atomic_uchar *filter;
 	struct obj *lru_head, *lru_tail;  /* most recently used first */
-	size_t bytes, limit;
+	size_t bytes;
+	atomic_size_t limit;        /* set under the lock, read anywhere */
 	size_t base_limit;          /* odb_open()'s */
 	atomic_size_t reads, hits, built, fallback;
 };
@@ -223,7 +224,7 @@ static void cache_put(struct odb *db, struct obj **o, uint32_t pack,
 {
 	struct obj *have, *gone = NULL;
 
-	if ((*o)->pub.len > db->limit / 4)
+	if ((*o)->pub.len > atomic_load(&db->limit) / 4)
 		return;
 	pthread_mutex_lock(&db->lock);
 	have = cache_find(db, pack, offset);
@@ -242,7 +243,8 @@ static void cache_put(struct odb *db, struct obj **o, uint32_t pack,
 		lru_push(db, *o);
 		atomic_fetch_add(&(*o)->refs, 1);
 		db->bytes += (*o)->pub.len;
-		while (db->bytes > db->limit && db->lru_tail != *o)
+		while (db->bytes > atomic_load(&db->limit) &&
+		       db->lru_tail != *o)
 			cache_evict(db, db->lru_tail, &gone);
 	}
 	pthread_mutex_unlock(&db->lock);
@@ -508,8 +510,8 @@ int odb_open(struct odb **out, git_repository *git, size_t cache_bytes)
 		rc = error_oom();
 		goto done;
 	}
-	db->limit = cache_bytes ? cache_bytes : DEFAULT_CACHE;
-	db->base_limit = db->limit;
+	db->base_limit = cache_bytes ? cache_bytes : DEFAULT_CACHE;
+	atomic_init(&db->limit, db->base_limit);
 	atomic_init(&db->reads, 0);
 	atomic_init(&db->hits, 0);
 	atomic_init(&db->built, 0);
@@ -531,8 +533,8 @@ void odb_set_cache_limit(struct odb *db, size_t cache_bytes)
 	struct obj *gone = NULL;
 
 	pthread_mutex_lock(&db->lock);
-	db->limit = cache_bytes ? cache_bytes : db->base_limit;
-	while (db->bytes > db->limit && db->lru_tail)
+	atomic_store(&db->limit, cache_bytes ? cache_bytes : db->base_limit);
+	while (db->bytes > atomic_load(&db->limit) && db->lru_tail)
 		cache_evict(db, db->lru_tail, &gone);
 	pthread_mutex_unlock(&db->lock);
 	while (gone) {
@@ -580,9 +582,9 @@ void odb_stats(struct odb_stats *out, struct odb *db)
  *
  * Object ids are uniformly spread, so the search guesses where in its range
  * the id should be from the 8 bytes after the first (which the fanout has
- * fixed), as git's sha1_entry_pos once did: about three probes instead of
- * a dozen halvings, and each probe of a large index is a cache miss (on a
- * repository of a million objects they took a sixth of the walk). When a
+ * fixed), as git's sha1_entry_pos once did: four or five probes instead
+ * of a dozen halvings, and each probe of a large index is a cache miss (on
+ * a repository of a million objects they took a sixth of the walk). When a
  * guess leaves more than half the range, the next probe halves it, so the
  * worst case stays logarithmic.
  */
