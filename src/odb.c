@@ -202,6 +202,17 @@ static void cache_evict(struct odb *db, struct obj *o, struct obj **gone)
 	*gone = o;
 }
 
+/* Drop the cache's references to what cache_evict() set aside. */
+static void evicted_release(struct obj *gone)
+{
+	while (gone) {
+		struct obj *next = gone->hnext;
+
+		obj_decref(gone);
+		gone = next;
+	}
+}
+
 static struct obj *cache_get(struct odb *db, uint32_t pack, uint64_t offset)
 {
 	struct obj *o;
@@ -248,12 +259,7 @@ static void cache_put(struct odb *db, struct obj **o, uint32_t pack,
 			cache_evict(db, db->lru_tail, &gone);
 	}
 	pthread_mutex_unlock(&db->lock);
-	while (gone) {
-		struct obj *next = gone->hnext;
-
-		obj_decref(gone);
-		gone = next;
-	}
+	evicted_release(gone);
 }
 
 /* ---- opening the packs ------------------------------------------------ */
@@ -537,26 +543,20 @@ void odb_set_cache_limit(struct odb *db, size_t cache_bytes)
 	while (db->bytes > atomic_load(&db->limit) && db->lru_tail)
 		cache_evict(db, db->lru_tail, &gone);
 	pthread_mutex_unlock(&db->lock);
-	while (gone) {
-		struct obj *next = gone->hnext;
-
-		obj_decref(gone);
-		gone = next;
-	}
+	evicted_release(gone);
 }
 
 void odb_free(struct odb *db)
 {
+	struct obj *gone = NULL;
 	size_t i;
 
 	if (!db)
 		return;
-	while (db->lru_tail) {
-		struct obj *gone = NULL;
-
+	/* Everything, empty objects too (a bound of 0 bytes would keep them). */
+	while (db->lru_tail)
 		cache_evict(db, db->lru_tail, &gone);
-		obj_decref(gone);
-	}
+	evicted_release(gone);
 	pthread_mutex_destroy(&db->lock);
 	for (i = 0; i < db->npacks; i++)
 		pack_release(&db->packs[i]);
