@@ -1055,35 +1055,49 @@ static void trim_ends(const struct ctx *c, long *head, long *tail)
 }
 
 /*
+ * The n records of the ends at cls: one more in each side for each of
+ * them whose class the middle has (the ends are the same on both sides).
+ */
+static void count_ends(struct pair *count, const uint32_t *cls, long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++) {
+		struct pair *p = &count[cls[i]];
+
+		if (p->c[0] | p->c[1]) {
+			p->c[0]++;
+			p->c[1]++;
+		}
+	}
+}
+
+/*
  * Count the records of each class in each side, as xdiff does over all
- * of both (or take the counts back to 0). The ends are the same records
- * on both sides: counted once for both.
+ * of both (or take the counts back to 0). Only the counts of the classes
+ * in the middle are ever read (by discard()), so the ends add only to
+ * those: no count is written for the other classes of the ends, and
+ * taking the counts back to 0 is a pass over the middle alone.
  */
 static void count_classes(struct ctx *c, long head, long tail, bool add)
 {
 	const struct side *a = &c->s[0], *b = &c->s[1];
 	struct pair *count = c->dict.count;
-	long i, ea = (long)a->n - tail, eb = (long)b->n - tail;
+	long i, na = (long)a->n, ea = na - tail, eb = (long)b->n - tail;
 
 	if (!add) {
-		for (i = 0; i < (long)a->n; i++)
+		for (i = head; i < ea; i++)
 			count[a->cls[i]] = (struct pair){ { 0, 0 } };
 		for (i = head; i < eb; i++)
 			count[b->cls[i]] = (struct pair){ { 0, 0 } };
 		return;
 	}
-	for (i = 0; i < head; i++) {
-		count[a->cls[i]].c[0]++;
-		count[a->cls[i]].c[1]++;
-	}
-	for (i = ea; i < (long)a->n; i++) {
-		count[a->cls[i]].c[0]++;
-		count[a->cls[i]].c[1]++;
-	}
 	for (i = head; i < ea; i++)
 		count[a->cls[i]].c[0]++;
 	for (i = head; i < eb; i++)
 		count[b->cls[i]].c[1]++;
+	count_ends(count, a->cls, head);
+	count_ends(count, a->cls + ea, tail);
 }
 
 /* ---- discarding records that cannot match (xdl_cleanup_records) ------- */

@@ -203,6 +203,18 @@ table_numbers() {
 }
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# libgit2's set-up of TLS, which strata never uses, must not parse the
+# system's CA bundle: its call goes to strata's own no-op (repository.c).
+no_ca_bundle() {
+	LD_DEBUG=bindings "$STRATA" --version 2>bindings >/dev/null
+	if ! grep -Eq "binding file [^ ]*libgit2[^ ]* .* to [^ ]*strata [^ ]*.*mbedtls_x509_crt_parse_file" bindings; then
+		echo "libgit2's mbedtls_x509_crt_parse_file is not strata's:"
+		grep mbedtls_x509_crt_parse_file bindings
+		return 1
+	fi
+}
+
+run_case no_ca_bundle no_ca_bundle
 run_case table_numbers table_numbers
 run_case install_staged install_staged
 run_case help_and_version help_and_version
