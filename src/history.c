@@ -1,5 +1,7 @@
 #include "strata/history.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -121,59 +123,207 @@ static int64_t committer_time(const char *p, size_t len)
 }
 
 /*
- * The headers of a raw commit that the history needs: its tree, its
- * parents (appended to the pool from L->npool on, which stays put; none
- * with `grafted`) and the committer's time, as libgit2 parses them.
+ * What the history needs of a commit's headers: its tree, its parents and
+ * the committer's time, as libgit2 parses them.
  */
-static int parse_commit(struct loader *L, struct raw *r,
-			const struct odb_object *c, bool grafted)
+struct parsed {
+	git_oid tree;
+	int64_t time;
+	uint32_t nparents;
+	git_oid two[2];             /* the parents, up to two */
+	git_oid *more;              /* all of them when more (malloc'd) */
+	bool ok;                    /* read ahead and parsed */
+};
+
+static const git_oid *parsed_parents(const struct parsed *c)
 {
-	const char *p = (const char *)c->data, *end = p + c->len;
-	size_t added = 0;
+	return c->nparents > 2 ? c->more : c->two;
+}
+
+static void parsed_release(struct parsed *c)
+{
+	free(c->more);
+	c->more = NULL;
+}
+
+static int add_parent(struct parsed *c, const git_oid *id)
+{
+	uint32_t n = c->nparents;
+
+	if (n < 2) {
+		git_oid_cpy(&c->two[n], id);
+	} else {
+		/* Room doubles at each power of two from 4 on. */
+		if (n == 2 || (n >= 4 && !(n & (n - 1)))) {
+			git_oid *m = realloc(c->more,
+					     (n == 2 ? 4 : 2 * (size_t)n) *
+					     sizeof(*m));
+
+			if (!m)
+				return error_oom();
+			if (n == 2)
+				memcpy(m, c->two, sizeof(c->two));
+			c->more = m;
+		}
+		git_oid_cpy(&c->more[n], id);
+	}
+	c->nparents = n + 1;
+	return 0;
+}
+
+/*
+ * Parse the raw commit p[0, len) into *c. Returns 0, 1 when it has no
+ * tree (not a commit git would read), or a negative error code.
+ */
+static int parse_commit(struct parsed *c, const char *p, size_t len)
+{
+	const char *end = p + len;
 	bool tree = false, parents = true;
 
+	memset(c, 0, sizeof(*c));
 	while (p < end && *p != '\n') {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		size_t len = (size_t)((eol ? eol : end) - p);
+		size_t n = (size_t)((eol ? eol : end) - p);
 		git_oid id;
 
 		if (!tree) {
-			if (!header_oid(&r->tree, p, len, "tree"))
+			if (!header_oid(&c->tree, p, n, "tree"))
 				break;
 			tree = true;
-		} else if (parents && header_oid(&id, p, len, "parent")) {
-			if (!grafted) {
-				if (pool_room(L, added + 1) < 0)
-					return STRATA_ENOMEM;
-				git_oid_cpy(&L->pool[L->npool + added++], &id);
-			}
+		} else if (parents && header_oid(&id, p, n, "parent")) {
+			if (add_parent(c, &id) < 0)
+				return STRATA_ENOMEM;
 		} else {
 			/* Parents only right after the tree, as git reads them. */
 			parents = false;
-			if (len > 10 && !memcmp(p, "committer ", 10))
-				r->time = committer_time(p, len);
+			if (n > 10 && !memcmp(p, "committer ", 10))
+				c->time = committer_time(p, n);
 		}
 		if (!eol)
 			break;
 		p = eol + 1;
 	}
-	if (!tree)
-		return error_set("unable to read commit '%s': no tree",
-				 git_oid_tostr_s(&r->oid));
-	L->npool += added;
+	return tree ? 0 : 1;
+}
+
+/*
+ * Commits parsed ahead of the walk along the parents: those at the head
+ * of the packs (odb.h), on up to `jobs` threads. A commit that is not
+ * among them, or fails to parse here, is read in the walk, which reports
+ * any error.
+ */
+struct ahead {
+	struct odb_commits *list;
+	struct parsed *c;           /* per entry of the list */
+	size_t n;
+	atomic_size_t next;
+	/* the calling thread's, as it parses too */
+	void (*progress)(const char *stage, size_t done, size_t total,
+			 void *payload);
+	void *payload;
+};
+
+#define AHEAD_CHUNK 256
+
+static void ahead_parse(struct ahead *A, bool caller)
+{
+	unsigned char *buf = NULL;
+	size_t cap = 0, len, b, i;
+
+	while ((b = atomic_fetch_add(&A->next, AHEAD_CHUNK)) < A->n) {
+		size_t e = b + AHEAD_CHUNK < A->n ? b + AHEAD_CHUNK : A->n;
+
+		if (caller && A->progress)
+			A->progress("commits", b, 0, A->payload);
+		for (i = b; i < e; i++) {
+			if (odb_commits_read(A->list, i, &buf, &cap, &len) < 0 ||
+			    parse_commit(&A->c[i], (const char *)buf, len) != 0) {
+				parsed_release(&A->c[i]);
+				continue;
+			}
+			A->c[i].ok = true;
+		}
+	}
+	/* The first error is the walk's to find and to report. */
+	error_clear();
+	free(buf);
+}
+
+static void *ahead_main(void *arg)
+{
+	ahead_parse(arg, false);
+	return NULL;
+}
+
+static void ahead_release(struct ahead *A)
+{
+	size_t i;
+
+	if (A->c)
+		for (i = 0; i < A->n; i++)
+			parsed_release(&A->c[i]);
+	free(A->c);
+	odb_commits_free(A->list);
+	memset(A, 0, sizeof(*A));
+}
+
+/* Parse the commits at the head of the packs; nothing when there are none. */
+static int ahead_run(struct ahead *A, struct repository *repo, unsigned jobs,
+		     void (*progress)(const char *stage, size_t done,
+				      size_t total, void *payload),
+		     void *payload)
+{
+	pthread_t th[16];
+	unsigned i, started = 0;
+	int rc;
+
+	memset(A, 0, sizeof(*A));
+	A->progress = progress;
+	A->payload = payload;
+	/* On one thread, the walk along the parents reads fewer commits. */
+	if (jobs < 2)
+		return 0;
+	if ((rc = odb_commits_list(&A->list, repo->odb)) < 0)
+		return rc;
+	A->n = odb_commits_count(A->list);
+	if (!A->n)
+		return 0;
+	if (!(A->c = calloc(A->n, sizeof(*A->c))))
+		return error_oom();
+	atomic_init(&A->next, 0);
+	if (jobs > 16)
+		jobs = 16;
+	for (i = 1; i < jobs && (size_t)i * AHEAD_CHUNK < A->n; i++) {
+		if (pthread_create(&th[started], NULL, ahead_main, A))
+			break;
+		started++;
+	}
+	ahead_parse(A, true);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
 	return 0;
 }
 
+/*
+ * Add commit `oid` to the history: from what was parsed ahead, or read
+ * now. Its parents go to the pool from L->npool on.
+ */
 static int add_commit(struct loader *L, struct repository *repo,
-		      const git_oid *oid, int first_parent)
+		      const struct ahead *A, const git_oid *oid,
+		      int first_parent)
 {
 	const struct repository_graft *graft;
-	struct odb_object *c = NULL;
+	/* git replace swaps the content; the commit keeps its name. */
+	const git_oid *content = repository_replacement(repo, oid);
+	struct odb_object *obj = NULL;
+	struct parsed own, *c = &own;
+	const git_oid *parents;
 	struct raw *r;
-	size_t pstart;
+	int64_t k = A->n ? odb_commits_find(A->list, content) : -1;
 	unsigned np, i;
 	int rc = 0;
 
+	memset(&own, 0, sizeof(own));
 	if (L->n + 1 > L->nslots / 2 && grow_slots(L) < 0)
 		return STRATA_ENOMEM;
 	if (L->n == L->alloc) {
@@ -185,56 +335,63 @@ static int add_commit(struct loader *L, struct repository *repo,
 		L->raw = p;
 		L->alloc = na;
 	}
-	/* git replace swaps the content; the commit keeps its name. */
-	if ((rc = odb_read(&c, repo->odb, repo->git,
-			   repository_replacement(repo, oid),
-			   GIT_OBJECT_COMMIT)) < 0)
-		return rc;
+	if (k >= 0 && A->c[k].ok) {
+		c = &A->c[k];
+	} else {
+		if ((rc = odb_read(&obj, repo->odb, repo->git, content,
+				   GIT_OBJECT_COMMIT)) < 0)
+			return rc;
+		rc = parse_commit(&own, (const char *)obj->data, obj->len);
+		if (rc > 0)
+			rc = error_set("unable to read commit '%s': no tree",
+				       git_oid_tostr_s(oid));
+		if (rc < 0)
+			goto done;
+	}
 	r = &L->raw[L->n];
 	memset(r, 0, sizeof(*r));
 	git_oid_cpy(&r->oid, oid);
+	git_oid_cpy(&r->tree, &c->tree);
+	r->time = c->time;
 	graft = repository_graft_of(repo, oid);
-	pstart = L->npool;
-	if ((rc = parse_commit(L, r, c, graft != NULL)) < 0)
-		goto done;
-	np = graft ? (unsigned)graft->nparents : (unsigned)(L->npool - pstart);
-	L->npool = pstart;
+	np = graft ? (unsigned)graft->nparents : c->nparents;
+	parents = graft ? graft->parents : parsed_parents(c);
 	if (np && repository_is_shallow_commit(repo, oid)) {
 		r->boundary = 1;
 		np = 0;
 	}
 	if (first_parent && np > 1)
 		np = 1;
+	if ((rc = pool_room(L, np)) < 0)
+		goto done;
 	r->first_parent_oid = (uint32_t)L->npool;
 	r->nparents = np;
-	if (graft) {
-		if ((rc = pool_room(L, np)) < 0)
-			goto done;
-		for (i = 0; i < np; i++)
-			git_oid_cpy(&L->pool[L->npool + i], &graft->parents[i]);
-	}
-	/* The parents parse_commit() left in the pool from npool on. */
+	for (i = 0; i < np; i++)
+		git_oid_cpy(&L->pool[L->npool + i], &parents[i]);
 	L->npool += np;
 	insert(L->slots, L->nslots, oid, (uint32_t)L->n);
 	L->n++;
 done:
-	odb_object_free(c);
+	parsed_release(&own);
+	odb_object_free(obj);
 	return rc;
 }
 
 int history_load(struct history **out, struct repository *repo,
 		 const git_oid *tip, int first_parent)
 {
-	return history_load_progress(out, repo, tip, first_parent, NULL, NULL);
+	return history_load_progress(out, repo, tip, first_parent, 1, NULL,
+				     NULL);
 }
 
 int history_load_progress(struct history **out, struct repository *repo,
-			  const git_oid *tip, int first_parent,
+			  const git_oid *tip, int first_parent, unsigned jobs,
 			  void (*progress)(const char *stage, size_t done,
 					   size_t total, void *payload),
 			  void *payload)
 {
 	struct loader L = {0};
+	struct ahead A = {0};
 	struct history *h = NULL;
 	uint32_t *rparents = NULL, *order = NULL, *pos = NULL;
 	uint32_t *stack = NULL, *next = NULL;
@@ -242,11 +399,14 @@ int history_load_progress(struct history **out, struct repository *repo,
 	int rc = 0;
 
 	*out = NULL;
-	if ((rc = add_commit(&L, repo, tip, first_parent)) < 0)
+	if ((rc = ahead_run(&A, repo, jobs ? jobs : 1, progress,
+			    payload)) < 0 ||
+	    (rc = add_commit(&L, repo, &A, tip, first_parent)) < 0)
 		goto done;
 	/* Breadth-first over parents; every commit read once. */
 	for (i = 0; i < L.n; i++) {
-		if (progress && i % 4096 == 0)
+		/* (What was parsed ahead has had its progress shown.) */
+		if (progress && !A.n && i % 4096 == 0)
 			progress("commits", i, 0, payload);
 		for (j = 0; j < L.raw[i].nparents; j++) {
 			/* A copy: add_commit() may move the pool. */
@@ -255,7 +415,8 @@ int history_load_progress(struct history **out, struct repository *repo,
 			if (lookup(L.slots, L.nslots, L.raw, sizeof(*L.raw),
 				   &p) >= 0)
 				continue;
-			if ((rc = add_commit(&L, repo, &p, first_parent)) < 0)
+			if ((rc = add_commit(&L, repo, &A, &p,
+					      first_parent)) < 0)
 				goto done;
 		}
 	}
@@ -349,6 +510,7 @@ int history_load_progress(struct history **out, struct repository *repo,
 	for (i = 0; i < h->n; i++)
 		insert(h->slots, h->nslots, &h->commits[i].oid, (uint32_t)i);
 done:
+	ahead_release(&A);
 	free(L.raw);
 	free(L.pool);
 	free(L.slots);

@@ -651,29 +651,77 @@ done:
 
 /* ---- commands ---- */
 
+/* v in decimal at p; returns the end. */
+static char *put_u32(char *p, uint32_t v)
+{
+	char tmp[10];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/*
+ * The runs, formatted by hand into one buffer: printf's parsing of its
+ * format took ten times as long as the rest (34,000 runs on tmux).
+ */
 static int print_blame(const struct blame_result *b, const struct history *h)
 {
-	size_t i;
+	static const char hexdigit[] = "0123456789abcdef";
+	char *buf = NULL;
+	size_t i, cap = 0;
 	uint32_t s, e;
+	int rc = 0;
 
 	for (i = 0; i < b->nfiles; i++) {
 		const struct blame_file *f = &b->files[i];
+		size_t plen = strlen(f->path);
 
+		if (cap < plen + 128) {
+			char *nb = realloc(buf, plen + 128);
+
+			if (!nb) {
+				rc = error_oom();
+				goto done;
+			}
+			buf = nb;
+			cap = plen + 128;
+		}
 		for (s = 0; s < f->nlines; s = e) {
-			char hex[GIT_OID_HEXSZ + 1];
+			const unsigned char *id;
+			char *p = buf;
+			int k;
 
 			for (e = s + 1; e < f->nlines &&
 			     f->lines[e] == f->lines[s]; e++)
 				;
-			git_oid_tostr(hex, sizeof(hex),
-				      &h->commits[f->lines[s]].oid);
-			printf("%s\t%u\t%u\t%s\n", hex, s + 1, e - s, f->path);
+			id = h->commits[f->lines[s]].oid.id;
+			for (k = 0; k < GIT_OID_RAWSZ; k++) {
+				*p++ = hexdigit[id[k] >> 4];
+				*p++ = hexdigit[id[k] & 15];
+			}
+			*p++ = '\t';
+			p = put_u32(p, s + 1);
+			*p++ = '\t';
+			p = put_u32(p, e - s);
+			*p++ = '\t';
+			memcpy(p, f->path, plen);
+			p += plen;
+			*p++ = '\n';
+			fwrite(buf, 1, (size_t)(p - buf), stdout);
 		}
 	}
 	if (fflush(stdout) || ferror(stdout))
-		return error_set("unable to write the output: %s",
-				 strerror(errno));
-	return 0;
+		rc = error_set("unable to write the output: %s",
+			       strerror(errno));
+done:
+	free(buf);
+	return rc;
 }
 
 static int check_pathspecs(const struct options *o,
@@ -769,7 +817,7 @@ static int run(struct options *o)
 	if ((rc = load_ignores(&ignore, &nignore, repo, o)) < 0)
 		goto done;
 	prog.on = !o->quiet && isatty(2);
-	rc = history_load_progress(&h, repo, &tip, o->first_parent,
+	rc = history_load_progress(&h, repo, &tip, o->first_parent, o->jobs,
 				   prog.on ? progress_cb : NULL, &prog);
 	if (rc < 0)
 		goto done;

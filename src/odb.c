@@ -577,6 +577,31 @@ void odb_stats(struct odb_stats *out, struct odb *db)
 
 /* ---- finding and building objects ------------------------------------- */
 
+/* The offset of the object at position `pos` of p's index, or false. */
+static bool offset_at(const struct pack *p, uint32_t pos, uint64_t *offset)
+{
+	if (p->version == 1) {
+		*offset = be32(p->oids + (size_t)pos * 24);
+		return true;
+	}
+	*offset = be32(p->off32 + (size_t)pos * 4);
+	if (*offset & 0x80000000u) {
+		size_t k = *offset & 0x7fffffffu;
+
+		if (k >= p->n64)
+			return false;
+		*offset = be64(p->off64 + k * 8);
+	}
+	return true;
+}
+
+/* The name of the object at position `pos` of p's index. */
+static const unsigned char *name_at(const struct pack *p, uint32_t pos)
+{
+	return p->version == 2 ? p->oids + (size_t)pos * 20
+			       : p->oids + (size_t)pos * 24 + 4;
+}
+
 /*
  * The offset of `oid` in pack p, or false.
  *
@@ -616,21 +641,8 @@ static bool pack_find(const struct pack *p, const git_oid *oid,
 		}
 		c = memcmp(base + (size_t)mid * stride, id, 20);
 
-		if (c == 0) {
-			if (p->version == 1) {
-				*offset = be32(p->oids + (size_t)mid * 24);
-				return true;
-			}
-			*offset = be32(p->off32 + (size_t)mid * 4);
-			if (*offset & 0x80000000u) {
-				size_t k = *offset & 0x7fffffffu;
-
-				if (k >= p->n64)
-					return false;
-				*offset = be64(p->off64 + k * 8);
-			}
-			return true;
-		}
+		if (c == 0)
+			return offset_at(p, mid, offset);
 		if (c < 0) {
 			lo = mid + 1;
 			klo = be64(base + (size_t)mid * stride + 1);
@@ -1030,4 +1042,179 @@ int odb_read(struct odb_object **out, struct odb *db, git_repository *git,
 	}
 	*out = &o->pub;
 	return 0;
+}
+
+/* ---- the commits at the head of each pack ----------------------------- */
+
+struct run_entry {
+	uint64_t offset;
+	uint32_t pos;               /* in the pack's index */
+	uint32_t pack;
+};
+
+struct odb_commits {
+	struct odb *db;
+	struct run_entry *e;
+	size_t n, alloc;
+	uint32_t *slot;             /* by name: entry + 1, or 0 */
+	size_t mask;
+};
+
+/* The type in the header of the entry at `offset`, or -1. */
+static int type_at(const struct pack *p, uint64_t offset)
+{
+	if (offset < 12 || offset >= p->size - 20)
+		return -1;
+	return (p->map[offset] >> 4) & 7;
+}
+
+/*
+ * Add to c the whole commits that lead pack pi: those before its first
+ * tree or blob. The index gives every entry's offset; the first tree or
+ * blob is looked for below a bound that doubles until there is one (an
+ * eighth of the pack holds the commits of tmux, git and Linux alike).
+ */
+static int list_pack_commits(struct odb_commits *c, uint32_t pi)
+{
+	const struct pack *p = &c->db->packs[pi];
+	uint64_t bound = p->size / 8 > ((uint64_t)1 << 20) ? p->size / 8
+							     : (uint64_t)1 << 20;
+	uint64_t end, off;
+	uint32_t i;
+	int t;
+
+	for (;;) {
+		end = bound;
+		for (i = 0; i < p->n; i++) {
+			if (!offset_at(p, i, &off) || off >= end)
+				continue;
+			t = type_at(p, off);
+			if (t == GIT_OBJECT_TREE || t == GIT_OBJECT_BLOB)
+				end = off;
+		}
+		if (end < bound || bound >= p->size)
+			break;
+		bound *= 2;
+	}
+	for (i = 0; i < p->n; i++) {
+		if (!offset_at(p, i, &off) || off >= end ||
+		    type_at(p, off) != GIT_OBJECT_COMMIT)
+			continue;
+		if (c->n == c->alloc) {
+			size_t na = c->alloc ? 2 * c->alloc : 1024;
+			struct run_entry *ne = realloc(c->e, na * sizeof(*ne));
+
+			if (!ne)
+				return error_oom();
+			c->e = ne;
+			c->alloc = na;
+		}
+		c->e[c->n].offset = off;
+		c->e[c->n].pos = i;
+		c->e[c->n++].pack = pi;
+	}
+	return 0;
+}
+
+static const unsigned char *entry_name(const struct odb_commits *c, size_t i)
+{
+	return name_at(&c->db->packs[c->e[i].pack], c->e[i].pos);
+}
+
+/* Names are uniform: their first bytes make a hash. */
+static size_t name_slot(const unsigned char *id, size_t mask)
+{
+	uint64_t h;
+
+	memcpy(&h, id, sizeof(h));
+	return (size_t)h & mask;
+}
+
+int odb_commits_list(struct odb_commits **out, struct odb *db)
+{
+	struct odb_commits *c = calloc(1, sizeof(*c));
+	size_t i, slots = 1;
+	int rc = 0;
+
+	*out = NULL;
+	if (!c)
+		return error_oom();
+	c->db = db;
+	for (i = 0; i < db->npacks; i++)
+		if ((rc = list_pack_commits(c, (uint32_t)i)) < 0)
+			goto fail;
+	while (slots < 2 * c->n)
+		slots *= 2;
+	if (!(c->slot = calloc(slots, sizeof(*c->slot)))) {
+		rc = error_oom();
+		goto fail;
+	}
+	c->mask = slots - 1;
+	for (i = 0; i < c->n; i++) {
+		size_t s = name_slot(entry_name(c, i), c->mask);
+
+		while (c->slot[s])
+			s = (s + 1) & c->mask;
+		c->slot[s] = (uint32_t)i + 1;
+	}
+	*out = c;
+	return 0;
+fail:
+	odb_commits_free(c);
+	return rc;
+}
+
+size_t odb_commits_count(const struct odb_commits *c)
+{
+	return c->n;
+}
+
+int64_t odb_commits_find(const struct odb_commits *c, const git_oid *oid)
+{
+	size_t s;
+
+	if (!c->n)
+		return -1;
+	for (s = name_slot(oid->id, c->mask); c->slot[s];
+	     s = (s + 1) & c->mask) {
+		size_t i = c->slot[s] - 1;
+
+		if (!memcmp(entry_name(c, i), oid->id, GIT_OID_RAWSZ))
+			return (int64_t)i;
+	}
+	return -1;
+}
+
+int odb_commits_read(const struct odb_commits *c, size_t i,
+		     unsigned char **buf, size_t *cap, size_t *len)
+{
+	const struct run_entry *r = &c->e[i];
+	const struct pack *p = &c->db->packs[r->pack];
+	struct entry e;
+	int rc;
+
+	if ((rc = parse_entry(&e, p, r->offset)) < 0)
+		return rc;
+	if (*cap < e.size + 1) {
+		unsigned char *nb = realloc(*buf, e.size + 1);
+
+		if (!nb)
+			return error_oom();
+		*buf = nb;
+		*cap = e.size + 1;
+	}
+	if ((rc = inflate_entry(*buf, p, &e, r->offset)) < 0)
+		return rc;
+	(*buf)[e.size] = '\0';
+	*len = e.size;
+	return 0;
+}
+
+void odb_commits_free(struct odb_commits *c)
+{
+	if (!c)
+		return;
+	free(c->e);
+	free(c->slot);
+	free(c);
 }

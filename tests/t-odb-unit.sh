@@ -75,6 +75,50 @@ check "offset deltas" "$r"
 deltas=$(git -C "$r" verify-pack -v "$r"/.git/objects/pack/*.idx |
 	awk 'NF >= 7 && $4 ~ /^[0-9]+$/ { n++ } END { print n + 0 }')
 [ "$deltas" -gt 200 ] || fail "offset deltas: only $deltas deltas in the pack"
+# commits_check LABEL REPO: the list of commits at the head of the packs
+# holds every commit stored whole there (verify-pack tells), and nothing
+# else, each with git's content.
+commits_check() {
+	local label=$1 repo=$2 p
+	: >"$tmp/whole"
+	for p in "$repo"/.git/objects/pack/*.idx; do
+		git -C "$repo" verify-pack -v "$p" |
+			awk '$2 == "commit" && NF == 5 { print $1 }' >>"$tmp/whole"
+	done
+	sort "$tmp/whole" >"$tmp/whole.s"
+	[ "$(wc -l <"$tmp/whole.s")" -gt 40 ] || fail "$label: too few whole commits"
+	# Ask for every object: the others must not be found.
+	sort "$tmp/names" | git -C "$repo" cat-file --batch-check='%(objectname)' |
+		sort >"$tmp/all"
+	[ "$(comm -13 "$tmp/all" "$tmp/whole.s" | wc -l)" = 0 ] ||
+		fail "$label: a whole commit is not among the names"
+	git -C "$repo" cat-file --batch <"$tmp/whole.s" >"$tmp/cwant"
+	sort "$tmp/all" | ODB_TEST_COMMITS=1 "$T" "$repo" >"$tmp/cgot" \
+		2>"$tmp/stats" || fail "$label: $(cat "$tmp/stats")"
+	cmp -s "$tmp/cwant" "$tmp/cgot" || fail "$label: commits differ"
+	echo "t-odb-unit: $label: $(cat "$tmp/stats")"
+}
+commits_check "commits in one pack" "$r"
+# And in two packs: the newer one made of later commits alone.
+cp -r "$r" "$tmp/two"
+(
+	cd "$tmp/two"
+	for i in $(seq 1 45); do
+		echo "$i" >>a.txt
+		git add a.txt
+		git commit -q -m "later $i"
+	done
+	git repack -q -d
+)
+[ "$(ls "$tmp"/two/.git/objects/pack/*.pack | wc -l)" = 2 ] ||
+	fail "two packs: not two"
+git -C "$tmp/two" cat-file --batch-all-objects --batch-check='%(objectname)' \
+	>"$tmp/names2"
+cp "$tmp/names" "$tmp/names1"
+cp "$tmp/names2" "$tmp/names"
+commits_check "commits in two packs" "$tmp/two"
+cp "$tmp/names1" "$tmp/names"
+
 check "four threads" "$r" 4
 check "tiny cache" "$r" 4 4096
 check "no cache room" "$r" 1 1

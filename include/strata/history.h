@@ -42,11 +42,13 @@ int history_load(struct history **out, struct repository *repo,
 		 const git_oid *tip, int first_parent);
 
 /*
- * The same, calling progress("commits", read, 0, payload) now and then
- * from the calling thread (0: the total is not known while reading).
+ * The same, reading the commits at the head of the packs on up to `jobs`
+ * threads (see odb.h) and calling progress("commits", read, 0, payload)
+ * now and then from the calling thread (0: the total is not known while
+ * reading).
  */
 int history_load_progress(struct history **out, struct repository *repo,
-			  const git_oid *tip, int first_parent,
+			  const git_oid *tip, int first_parent, unsigned jobs,
 			  void (*progress)(const char *stage, size_t done,
 					   size_t total, void *payload),
 			  void *payload);

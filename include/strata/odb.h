@@ -59,6 +59,36 @@ int odb_read(struct odb_object **out, struct odb *db, git_repository *git,
 /* Drop a reference; NULL is fine. */
 void odb_object_free(struct odb_object *obj);
 
+/*
+ * The commits that lead the packs. git writes a pack's commits (and tags)
+ * before its trees and blobs, newest first, so nearly all of a packed
+ * history lies in a few runs of entries whose ends the index gives: they
+ * can be read in any order, on several threads at once, where a walk
+ * along the parents reads one after another. The list holds the commits
+ * stored whole in those runs; a commit that is loose, stored as a delta or
+ * in a pack laid out otherwise is not in it (odb_read() reads it).
+ */
+struct odb_commits;
+
+/* List them: *out is the caller's, freed with odb_commits_free(). */
+int odb_commits_list(struct odb_commits **out, struct odb *db);
+
+size_t odb_commits_count(const struct odb_commits *c);
+
+/* The index of commit `oid` in the list, or -1. */
+int64_t odb_commits_find(const struct odb_commits *c, const git_oid *oid);
+
+/*
+ * The content of commit i of the list, in *buf (grown with realloc to
+ * *cap bytes as needed, NUL-terminated; the caller's), *len bytes.
+ * Returns 0 or a negative error code. Safe to call from several threads
+ * at once, each with a buffer of its own.
+ */
+int odb_commits_read(const struct odb_commits *c, size_t i,
+		     unsigned char **buf, size_t *cap, size_t *len);
+
+void odb_commits_free(struct odb_commits *c);
+
 /* Counters, for --verbose and the tests. */
 struct odb_stats {
 	size_t packs;

@@ -10,6 +10,11 @@
  * With ODB_TEST_ABSENT set, every name must instead be missing: each read
  * must fail, and the count of them is printed.
  *
+ * With ODB_TEST_COMMITS set, the names are looked up in the list of
+ * commits at the head of the packs instead: those found are printed as
+ * above (from the list, not odb_read()), the others not at all, and the
+ * count found goes to stderr.
+ *
  * With ODB_TEST_SHRINK set, the cache's bound then drops to one byte: a
  * second pass must find nothing in the cache and read the same content;
  * the bound goes back, and a third pass reads the same again.
@@ -100,6 +105,42 @@ int main(int argc, char **argv)
 			goto done;
 		}
 		s.first[s.n++] = NULL;
+	}
+	if (getenv("ODB_TEST_COMMITS")) {
+		struct odb_commits *list = NULL;
+		unsigned char *buf = NULL;
+		size_t cap = 0, len, found = 0;
+
+		if (odb_commits_list(&list, s.db) < 0) {
+			fprintf(stderr, "odb_test: %s\n", error_last());
+			goto done;
+		}
+		for (i = 0; i < s.n; i++) {
+			int64_t k = odb_commits_find(list, &s.oids[i]);
+
+			if (k < 0)
+				continue;
+			if ((size_t)k >= odb_commits_count(list) ||
+			    odb_commits_read(list, (size_t)k, &buf, &cap,
+					     &len) < 0 ||
+			    buf[len] != 0) {
+				fprintf(stderr, "odb_test: %s: %s\n",
+					git_oid_tostr_s(&s.oids[i]),
+					error_last());
+				break;
+			}
+			printf("%s commit %zu\n", git_oid_tostr_s(&s.oids[i]),
+			       len);
+			fwrite(buf, 1, len, stdout);
+			putchar('\n');
+			found++;
+		}
+		fprintf(stderr, "commits %zu of %zu listed\n", found,
+			odb_commits_count(list));
+		free(buf);
+		rc = i == s.n && found == odb_commits_count(list) ? 0 : 1;
+		odb_commits_free(list);
+		goto done;
 	}
 	if (getenv("ODB_TEST_ABSENT")) {
 		for (i = 0; i < s.n; i++) {
