@@ -141,7 +141,15 @@ struct pair {
 struct dict {
 	struct line_entry *e;
 	uint32_t n, cap;
-	uint32_t *slot;         /* number + 1, or 0 */
+	/*
+	 * Number + 1 (0: empty) in the low half, the low half of its hash in
+	 * the high half: a probe that meets another line's slot moves on
+	 * without loading its entry. Most lines looked up are new ones, whose
+	 * probes all miss; a lookup costs about one cache miss, not two or
+	 * three (on tmux the lookups took 11% of the diffs, and half that
+	 * with the tags).
+	 */
+	uint64_t *slot;
 	uint32_t mask;
 	int shift;
 	unsigned char *text;
@@ -457,9 +465,15 @@ static size_t strip_space(unsigned char *out, const unsigned char *p,
 
 /* ---- the dictionary --------------------------------------------------- */
 
+static inline uint64_t slot_value(uint64_t hash, uint32_t id)
+{
+	return hash << 32 | ((uint64_t)id + 1);
+}
+
 static int dict_rehash(struct dict *d, size_t slots)
 {
-	uint32_t *s = calloc(slots, sizeof(*s)), i;
+	uint64_t *s = calloc(slots, sizeof(*s));
+	uint32_t i;
 	int bits = 0;
 
 	if (!s)
@@ -475,7 +489,7 @@ static int dict_rehash(struct dict *d, size_t slots)
 
 		while (s[at])
 			at = (at + 1) & d->mask;
-		s[at] = i + 1;
+		s[at] = slot_value(d->e[i].hash, i);
 	}
 	return 0;
 }
@@ -522,15 +536,18 @@ static uint32_t intern_hashed(struct dict *d, const unsigned char *p,
 {
 	struct line_entry *e;
 	uint32_t at, id;
+	uint64_t v;
 
 	if (d->n == d->cap && dict_grow(d) < 0)
 		return NO_ID;
-	for (at = (uint32_t)(h >> d->shift); d->slot[at];
+	for (at = (uint32_t)(h >> d->shift); (v = d->slot[at]) != 0;
 	     at = (at + 1) & d->mask) {
-		e = &d->e[d->slot[at] - 1];
+		if ((v >> 32) != (h & 0xffffffffu))
+			continue;
+		e = &d->e[(uint32_t)v - 1];
 		if (e->hash == h && e->len == n &&
 		    same_bytes(d->text + e->at, p, n))
-			return d->slot[at] - 1;
+			return (uint32_t)v - 1;
 	}
 	/* (An empty record, -w's blank lines, still needs a text to be in.) */
 	if (d->text_len + n > d->text_cap || !d->text) {
@@ -551,7 +568,7 @@ static uint32_t intern_hashed(struct dict *d, const unsigned char *p,
 	e->at = (uint32_t)d->text_len;
 	e->len = (uint32_t)n;
 	d->text_len += n;
-	d->slot[at] = id + 1;
+	d->slot[at] = slot_value(h, id);
 	return id;
 }
 

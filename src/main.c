@@ -9,6 +9,7 @@
 #include <fnmatch.h>
 #include <git2.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -944,6 +945,23 @@ static void options_release(struct options *o)
 	free(o->paths.v);
 }
 
+/*
+ * glibc's malloc grows a thread's heap a few pages at a time and gives
+ * freed memory back as soon as it can, only to ask for it again: on tmux
+ * that was 3,900 mprotect and 340 brk calls, each one flushing the other
+ * cores' TLBs. Growing by 32 MiB and keeping what is freed took them to
+ * 230 and 4, and the walk and the diffs from 383 ms to 353 ms (median of
+ * 8 runs each way), for the same peak memory on tmux and git. Allocations
+ * up to 32 MiB (large blobs) come from the heap, as glibc's own adaptive
+ * threshold would have them, which setting the others turns off.
+ */
+static void malloc_tune(void)
+{
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TOP_PAD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -992,6 +1010,7 @@ int main(int argc, char **argv)
 	o.out = "output";
 	o.chart_width = 960;
 	o.chart_height = 480;
+	malloc_tune();
 	git_libgit2_init();
 	/*
 	 * Objects come from the repository's own store; re-hashing every
