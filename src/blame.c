@@ -1123,8 +1123,8 @@ done:
  * of versions stays on one thread: the first diff of a run rarely has
  * either blob's lines numbered yet, and numbers all of them. 256 rather
  * than 64 took tmux's diffs from 0.279 s to 0.269 s (median of 10 runs
- * each); fewer versions than 16 runs a thread take smaller runs, so that
- * the threads still share the work.
+ * each). With fewer versions than 16 such runs per thread, the runs
+ * shrink (to 8 at least), so that the threads still share the work.
  */
 #define WORK_CHUNK 256
 #define WORK_CHUNK_MIN 8

@@ -145,9 +145,9 @@ struct dict {
 	 * Number + 1 (0: empty) in the low half, the low half of its hash in
 	 * the high half: a probe that meets another line's slot moves on
 	 * without loading its entry. Most lines looked up are new ones, whose
-	 * probes all miss; a lookup costs about one cache miss, not two or
-	 * three (on tmux the lookups took 11% of the diffs, and half that
-	 * with the tags).
+	 * probes all miss, so a lookup costs about one cache miss, not one
+	 * per probe and another for the text (on tmux the lookups went from
+	 * 6.9% of the run's samples to 5.7%).
 	 */
 	uint64_t *slot;
 	uint32_t mask;

@@ -406,7 +406,7 @@ int history_load_progress(struct history **out, struct repository *repo,
 	/* Breadth-first over parents; every commit read once. */
 	for (i = 0; i < L.n; i++) {
 		/* (What was parsed ahead has had its progress shown.) */
-		if (progress && !A.n && i % 4096 == 0)
+		if (progress && i >= A.n && i % 4096 == 0)
 			progress("commits", i, 0, payload);
 		for (j = 0; j < L.raw[i].nparents; j++) {
 			/* A copy: add_commit() may move the pool. */

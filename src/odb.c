@@ -616,9 +616,7 @@ static const unsigned char *name_at(const struct pack *p, uint32_t pos)
 static bool pack_find(const struct pack *p, const git_oid *oid,
 		      uint64_t *offset)
 {
-	const unsigned char *id = oid->id;
-	size_t stride = p->version == 2 ? 20 : 24;
-	const unsigned char *base = p->version == 2 ? p->oids : p->oids + 4;
+	const unsigned char *id = oid->id, *name;
 	uint32_t lo = id[0] ? be32(p->fanout + 4 * (id[0] - 1)) : 0;
 	uint32_t hi = be32(p->fanout + 4 * id[0]);
 	/* The keys just outside [lo, hi): what the range is known to span. */
@@ -639,16 +637,16 @@ static bool pack_find(const struct pack *p, const git_oid *oid,
 			if (mid >= hi)
 				mid = hi - 1;
 		}
-		c = memcmp(base + (size_t)mid * stride, id, 20);
-
+		name = name_at(p, mid);
+		c = memcmp(name, id, 20);
 		if (c == 0)
 			return offset_at(p, mid, offset);
 		if (c < 0) {
 			lo = mid + 1;
-			klo = be64(base + (size_t)mid * stride + 1);
+			klo = be64(name + 1);
 		} else {
 			hi = mid;
-			khi = be64(base + (size_t)mid * stride + 1);
+			khi = be64(name + 1);
 		}
 		halve = !halve && 2 * (hi - lo) > was;
 	}
@@ -1071,8 +1069,9 @@ static int type_at(const struct pack *p, uint64_t offset)
 /*
  * Add to c the whole commits that lead pack pi: those before its first
  * tree or blob. The index gives every entry's offset; the first tree or
- * blob is looked for below a bound that doubles until there is one (an
- * eighth of the pack holds the commits of tmux, git and Linux alike).
+ * blob is looked for below a bound that doubles until there is one,
+ * starting from an eighth of the pack (tmux's commits take 5% of its pack,
+ * git's 7%).
  */
 static int list_pack_commits(struct odb_commits *c, uint32_t pi)
 {
