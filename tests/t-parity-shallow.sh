@@ -86,6 +86,33 @@ replace_refs() {
 	parity . HEAD
 }
 
+# Half the history in a pack, the rest loose, with a replaced commit on
+# each side: the commits parsed ahead from the pack and those read on the
+# spot make one history.
+half_packed() {
+	repo_new r
+	commit_file f "one" a b
+	commit_file f "two" a b c
+	commit_file g "three" g
+	commit_file f "four" x a b c
+	git repack -q -d
+	commit_file f "five" x a b c d
+	commit_file g "six" g h
+	commit_file f "seven" x a c d
+	git replace --graft HEAD~1 HEAD~3
+	git replace --graft HEAD~4 HEAD~6
+	[ "$(ls .git/objects/pack/*.pack | wc -l)" = 1 ] || return 1
+	[ "$(git count-objects | cut -d' ' -f1)" -gt 0 ] || return 1
+	parity . HEAD
+	# One job reads every commit on the spot; more parse the pack's first.
+	"$STRATA" blame . --quiet --jobs 1 >want
+	for j in 2 3; do
+		"$STRATA" blame . --quiet --jobs $j >got
+		cmp -s want got || { echo "--jobs $j differs from --jobs 1"; return 1; }
+	done
+}
+
+run_case half_packed half_packed
 run_case shallow_depths shallow_depths
 run_case shallow_since shallow_since
 run_case replace_refs replace_refs
