@@ -202,7 +202,6 @@ table_numbers() {
 	grep -q ': 5 lines in 2 text files' tb.txt
 }
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # libgit2's set-up of TLS, which strata never uses, must not parse the
 # system's CA bundle: its call goes to strata's own no-op (repository.c).
 no_ca_bundle() {
@@ -214,6 +213,7 @@ no_ca_bundle() {
 	fi
 }
 
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
 run_case no_ca_bundle no_ca_bundle
 run_case table_numbers table_numbers
 run_case install_staged install_staged
