@@ -1079,39 +1079,47 @@ static int list_pack_commits(struct odb_commits *c, uint32_t pi)
 	uint64_t bound = p->size / 8 > ((uint64_t)1 << 20) ? p->size / 8
 							     : (uint64_t)1 << 20;
 	uint64_t end, off;
+	size_t first = c->n, k, kept = first;
 	uint32_t i;
 	int t;
 
+	/* One pass over the index: the commits, and where they end. */
 	for (;;) {
 		end = bound;
+		c->n = first;
 		for (i = 0; i < p->n; i++) {
 			if (!offset_at(p, i, &off) || off >= end)
 				continue;
 			t = type_at(p, off);
-			if (t == GIT_OBJECT_TREE || t == GIT_OBJECT_BLOB)
+			if (t == GIT_OBJECT_TREE || t == GIT_OBJECT_BLOB) {
 				end = off;
+				continue;
+			}
+			if (t != GIT_OBJECT_COMMIT)
+				continue;
+			if (c->n == c->alloc) {
+				size_t na = c->alloc ? 2 * c->alloc : 1024;
+				struct run_entry *ne = realloc(c->e,
+							       na * sizeof(*ne));
+
+				if (!ne)
+					return error_oom();
+				c->e = ne;
+				c->alloc = na;
+			}
+			c->e[c->n].offset = off;
+			c->e[c->n].pos = i;
+			c->e[c->n++].pack = pi;
 		}
 		if (end < bound || bound >= p->size)
 			break;
 		bound *= 2;
 	}
-	for (i = 0; i < p->n; i++) {
-		if (!offset_at(p, i, &off) || off >= end ||
-		    type_at(p, off) != GIT_OBJECT_COMMIT)
-			continue;
-		if (c->n == c->alloc) {
-			size_t na = c->alloc ? 2 * c->alloc : 1024;
-			struct run_entry *ne = realloc(c->e, na * sizeof(*ne));
-
-			if (!ne)
-				return error_oom();
-			c->e = ne;
-			c->alloc = na;
-		}
-		c->e[c->n].offset = off;
-		c->e[c->n].pos = i;
-		c->e[c->n++].pack = pi;
-	}
+	/* Those found before the end was known may lie past it. */
+	for (k = first; k < c->n; k++)
+		if (c->e[k].offset < end)
+			c->e[kept++] = c->e[k];
+	c->n = kept;
 	return 0;
 }
 
