@@ -1,6 +1,7 @@
 #include "strata/history.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -207,79 +208,110 @@ static int parse_commit(struct parsed *c, const char *p, size_t len)
 }
 
 /*
- * Commits parsed ahead of the walk along the parents: those at the head
- * of the packs (odb.h), on up to `jobs` threads. A commit that is not
- * among them, or fails to parse here, is read in the walk, which reports
- * any error.
+ * Commits parsed alongside the walk along the parents: those at the head
+ * of the packs (odb.h). Up to `jobs` - 1 helper threads parse them in the
+ * list's order while the walk goes on; the walk parses one itself when it
+ * needs it first, or waits the few microseconds until a helper is done
+ * with it. A commit not in the list, or that fails to parse here, is read
+ * by the walk, which reports any error.
  */
+enum { TODO, BUSY, DONE };
+
 struct ahead {
 	struct odb_commits *list;
 	struct parsed *c;           /* per entry of the list */
+	atomic_uchar *state;        /* per entry: TODO, BUSY or DONE */
 	size_t n;
-	atomic_size_t next;
-	/* the calling thread's, as it parses too */
-	void (*progress)(const char *stage, size_t done, size_t total,
-			 void *payload);
-	void *payload;
+	atomic_size_t next;         /* the helpers' next run of entries */
+	atomic_int stop;            /* the walk is done */
+	pthread_t th[16];
+	unsigned started;
+	unsigned char *buf;         /* the walk's */
+	size_t cap;
 };
 
-#define AHEAD_CHUNK 256
+#define AHEAD_CHUNK 64
 
-static void ahead_parse(struct ahead *A, bool caller)
+/* Parse entry i into A->c[i], with buffer *buf of *cap bytes. */
+static void ahead_parse(struct ahead *A, size_t i, unsigned char **buf,
+			size_t *cap)
 {
-	unsigned char *buf = NULL;
-	size_t cap = 0, len, b, i;
+	size_t len;
 
-	while ((b = atomic_fetch_add(&A->next, AHEAD_CHUNK)) < A->n) {
-		size_t e = b + AHEAD_CHUNK < A->n ? b + AHEAD_CHUNK : A->n;
-
-		if (caller && A->progress)
-			A->progress("commits", b, 0, A->payload);
-		for (i = b; i < e; i++) {
-			if (odb_commits_read(A->list, i, &buf, &cap, &len) < 0 ||
-			    parse_commit(&A->c[i], (const char *)buf, len) != 0) {
-				parsed_release(&A->c[i]);
-				continue;
-			}
-			A->c[i].ok = true;
-		}
+	if (odb_commits_read(A->list, i, buf, cap, &len) < 0 ||
+	    parse_commit(&A->c[i], (const char *)*buf, len) != 0) {
+		parsed_release(&A->c[i]);
+		/* The walk reads it again, and reports the error. */
+		error_clear();
+	} else {
+		A->c[i].ok = true;
 	}
-	/* The first error is the walk's to find and to report. */
-	error_clear();
-	free(buf);
 }
 
 static void *ahead_main(void *arg)
 {
-	ahead_parse(arg, false);
+	struct ahead *A = arg;
+	unsigned char *buf = NULL;
+	size_t cap = 0, b, i;
+
+	while (!atomic_load(&A->stop) &&
+	       (b = atomic_fetch_add(&A->next, AHEAD_CHUNK)) < A->n) {
+		size_t e = b + AHEAD_CHUNK < A->n ? b + AHEAD_CHUNK : A->n;
+
+		for (i = b; i < e; i++) {
+			unsigned char todo = TODO;
+
+			if (!atomic_compare_exchange_strong(&A->state[i],
+							    &todo, BUSY))
+				continue;
+			ahead_parse(A, i, &buf, &cap);
+			atomic_store(&A->state[i], DONE);
+		}
+	}
+	free(buf);
 	return NULL;
 }
 
+/* Entry i, parsed: by a helper, or now by the caller. */
+static const struct parsed *ahead_get(struct ahead *A, size_t i)
+{
+	unsigned char todo = TODO;
+
+	if (atomic_compare_exchange_strong(&A->state[i], &todo, BUSY)) {
+		ahead_parse(A, i, &A->buf, &A->cap);
+		atomic_store(&A->state[i], DONE);
+	}
+	while (atomic_load(&A->state[i]) != DONE)
+		sched_yield();
+	return &A->c[i];
+}
+
+/* Stop and join the helpers, then free it all. */
 static void ahead_release(struct ahead *A)
 {
 	size_t i;
 
+	atomic_store(&A->stop, 1);
+	for (i = 0; i < A->started; i++)
+		pthread_join(A->th[i], NULL);
 	if (A->c)
 		for (i = 0; i < A->n; i++)
 			parsed_release(&A->c[i]);
 	free(A->c);
+	free(A->state);
+	free(A->buf);
 	odb_commits_free(A->list);
 	memset(A, 0, sizeof(*A));
 }
 
-/* Parse the commits at the head of the packs; nothing when there are none. */
-static int ahead_run(struct ahead *A, struct repository *repo, unsigned jobs,
-		     void (*progress)(const char *stage, size_t done,
-				      size_t total, void *payload),
-		     void *payload)
+/* List the commits at the head of the packs, and start the helpers. */
+static int ahead_start(struct ahead *A, struct repository *repo,
+		       unsigned jobs)
 {
-	pthread_t th[16];
-	unsigned i, started = 0;
+	size_t i;
 	int rc;
 
 	memset(A, 0, sizeof(*A));
-	A->progress = progress;
-	A->payload = payload;
 	/* On one thread, the walk along the parents reads fewer commits. */
 	if (jobs < 2)
 		return 0;
@@ -288,19 +320,19 @@ static int ahead_run(struct ahead *A, struct repository *repo, unsigned jobs,
 	A->n = odb_commits_count(A->list);
 	if (!A->n)
 		return 0;
-	if (!(A->c = calloc(A->n, sizeof(*A->c))))
+	A->c = calloc(A->n, sizeof(*A->c));
+	A->state = malloc(A->n * sizeof(*A->state));
+	if (!A->c || !A->state)
 		return error_oom();
+	for (i = 0; i < A->n; i++)
+		atomic_init(&A->state[i], TODO);
 	atomic_init(&A->next, 0);
+	atomic_init(&A->stop, 0);
 	if (jobs > 16)
 		jobs = 16;
-	for (i = 1; i < jobs && (size_t)i * AHEAD_CHUNK < A->n; i++) {
-		if (pthread_create(&th[started], NULL, ahead_main, A))
-			break;
-		started++;
-	}
-	ahead_parse(A, true);
-	for (i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	while (A->started + 1 < jobs &&
+	       pthread_create(&A->th[A->started], NULL, ahead_main, A) == 0)
+		A->started++;
 	return 0;
 }
 
@@ -309,14 +341,14 @@ static int ahead_run(struct ahead *A, struct repository *repo, unsigned jobs,
  * now. Its parents go to the pool from L->npool on.
  */
 static int add_commit(struct loader *L, struct repository *repo,
-		      const struct ahead *A, const git_oid *oid,
-		      int first_parent)
+		      struct ahead *A, const git_oid *oid, int first_parent)
 {
 	const struct repository_graft *graft;
 	/* git replace swaps the content; the commit keeps its name. */
 	const git_oid *content = repository_replacement(repo, oid);
 	struct odb_object *obj = NULL;
-	struct parsed own, *c = &own;
+	struct parsed own;
+	const struct parsed *c = &own;
 	const git_oid *parents;
 	struct raw *r;
 	int64_t k = A->n ? odb_commits_find(A->list, content) : -1;
@@ -335,9 +367,11 @@ static int add_commit(struct loader *L, struct repository *repo,
 		L->raw = p;
 		L->alloc = na;
 	}
-	if (k >= 0 && A->c[k].ok) {
-		c = &A->c[k];
-	} else {
+	if (k >= 0)
+		c = ahead_get(A, (size_t)k);
+	if (!c->ok) {
+		/* Not in a pack's head, or it did not parse there. */
+		c = &own;
 		if ((rc = odb_read(&obj, repo->odb, repo->git, content,
 				   GIT_OBJECT_COMMIT)) < 0)
 			return rc;
@@ -399,14 +433,12 @@ int history_load_progress(struct history **out, struct repository *repo,
 	int rc = 0;
 
 	*out = NULL;
-	if ((rc = ahead_run(&A, repo, jobs ? jobs : 1, progress,
-			    payload)) < 0 ||
+	if ((rc = ahead_start(&A, repo, jobs ? jobs : 1)) < 0 ||
 	    (rc = add_commit(&L, repo, &A, tip, first_parent)) < 0)
 		goto done;
 	/* Breadth-first over parents; every commit read once. */
 	for (i = 0; i < L.n; i++) {
-		/* (What was parsed ahead has had its progress shown.) */
-		if (progress && i >= A.n && i % 4096 == 0)
+		if (progress && i % 4096 == 0)
 			progress("commits", i, 0, payload);
 		for (j = 0; j < L.raw[i].nparents; j++) {
 			/* A copy: add_commit() may move the pool. */
@@ -420,6 +452,8 @@ int history_load_progress(struct history **out, struct repository *repo,
 				goto done;
 		}
 	}
+	/* Every commit is in: the helpers can stop. */
+	ahead_release(&A);
 	rparents = malloc((L.npool + 1) * sizeof(*rparents));
 	order = malloc(L.n * sizeof(*order));
 	pos = malloc(L.n * sizeof(*pos));
