@@ -669,6 +669,14 @@ static int corrupt(const struct pack *p, uint64_t offset)
 			 (unsigned long long)offset, p->path);
 }
 
+/* The type in the header of the entry at `offset`, or -1. */
+static int type_at(const struct pack *p, uint64_t offset)
+{
+	if (offset < 12 || offset >= p->size - 20)
+		return -1;
+	return (p->map[offset] >> 4) & 7;
+}
+
 static int parse_entry(struct entry *e, const struct pack *p,
 		       uint64_t offset)
 {
@@ -676,10 +684,9 @@ static int parse_entry(struct entry *e, const struct pack *p,
 	unsigned shift = 4;
 	unsigned char c;
 
-	if (offset < 12 || offset >= end)
+	if ((e->type = type_at(p, offset)) < 0)
 		return corrupt(p, offset);
 	c = p->map[at++];
-	e->type = (c >> 4) & 7;
 	e->size = c & 15;
 	while (c & 0x80) {
 		if (at >= end || shift > 57)
@@ -1057,14 +1064,6 @@ struct odb_commits {
 	uint32_t *slot;             /* by name: entry + 1, or 0 */
 	size_t mask;
 };
-
-/* The type in the header of the entry at `offset`, or -1. */
-static int type_at(const struct pack *p, uint64_t offset)
-{
-	if (offset < 12 || offset >= p->size - 20)
-		return -1;
-	return (p->map[offset] >> 4) & 7;
-}
 
 /*
  * Add to c the whole commits that lead pack pi: those before its first
