@@ -1,5 +1,6 @@
 #include "strata/ignore.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,33 +164,48 @@ static inline void prints_need(struct prints *f, uint32_t i)
 		prints_make(f, i);
 }
 
-/* Size of the multiset intersection: sum of the smaller counts. */
-static int32_t prints_similarity(struct prints *a, uint32_t i,
-				 struct prints *b, uint32_t j)
+/*
+ * Similarity is the size of a multiset intersection: over the pairs two
+ * lines share, the sum of the smaller counts. One line is compared with
+ * many (a window of parent lines, or the whole parent), so its counts are
+ * first laid out by key in `dense`, KEYS counters that are zero between
+ * uses: each other line then costs one pass over its own keys, where a
+ * merge of two sorted key lists costs a hard-to-predict branch per key of
+ * both. (`strata blame -- src/Makefile` on vim, ignoring the commit that
+ * added 24,000 lines to it: 14.0 s down to 3.3 s; git blame takes 65 s.)
+ */
+static void prints_spread(int32_t *dense, struct prints *f, uint32_t i,
+			  bool on)
 {
-	const uint16_t *ka, *kb;
-	const int32_t *ca, *cb;
-	uint32_t x = 0, y = 0, na, nb;
+	const uint16_t *k;
+	const int32_t *c;
+	uint32_t x, n;
+
+	prints_need(f, i);
+	k = f->key + f->start[i] + i;
+	c = f->count + f->start[i] + i;
+	n = f->nkeys[i];
+	for (x = 0; x < n; x++)
+		dense[k[x]] = on ? c[x] : 0;
+}
+
+/* The similarity of line j of f with the line spread in dense. */
+static int32_t prints_against(const int32_t *dense, struct prints *f,
+			      uint32_t j)
+{
+	const uint16_t *k;
+	const int32_t *c;
+	uint32_t x, n;
 	int64_t sum = 0;
 
-	prints_need(a, i);
-	prints_need(b, j);
-	ka = a->key + a->start[i] + i;
-	ca = a->count + a->start[i] + i;
-	kb = b->key + b->start[j] + j;
-	cb = b->count + b->start[j] + j;
-	na = a->nkeys[i];
-	nb = b->nkeys[j];
-	while (x < na && y < nb) {
-		if (ka[x] < kb[y]) {
-			x++;
-		} else if (ka[x] > kb[y]) {
-			y++;
-		} else {
-			sum += ca[x] < cb[y] ? ca[x] : cb[y];
-			x++;
-			y++;
-		}
+	prints_need(f, j);
+	k = f->key + f->start[j] + j;
+	c = f->count + f->start[j] + j;
+	n = f->nkeys[j];
+	for (x = 0; x < n; x++) {
+		int32_t d = dense[k[x]];
+
+		sum += d < c[x] ? d : c[x];
 	}
 	return wrap32(sum);
 }
@@ -249,6 +265,7 @@ struct fuzzy {
 	int32_t *sim;
 	int32_t *cert, *second, *result;
 	struct window *stack;
+	int32_t *dense;           /* KEYS zeroed counters */
 };
 
 /*
@@ -269,6 +286,7 @@ static void fuzzy_best(struct fuzzy *z, int32_t sa, int32_t la, int32_t bi)
 	int32_t *row = z->sim + (size_t)bi * (size_t)z->width;
 	int32_t best = 0, next = 0;
 	int64_t c, lo, hi, j, best_at = 0, next_at = 0;
+	bool spread = false;
 
 	/* computed answers (also "nothing") hold until invalidated */
 	if (z->cert[bi] != NOT_CALCULATED)
@@ -281,10 +299,15 @@ static void fuzzy_best(struct fuzzy *z, int32_t sa, int32_t la, int32_t bi)
 
 		if (*s == -1) {
 			int64_t dist = j - c < 0 ? c - j : j - c;
-			int32_t sim = prints_similarity(z->pb,
-				(uint32_t)(z->sb0 + bi), z->pa,
-				(uint32_t)(sa + j));
+			int32_t sim;
 
+			if (!spread) {
+				prints_spread(z->dense, z->pb,
+					      (uint32_t)(z->sb0 + bi), true);
+				spread = true;
+			}
+			sim = prints_against(z->dense, z->pa,
+					     (uint32_t)(sa + j));
 			*s = wrap32((int64_t)sim * (DISTANCE_WEIGHT - dist));
 		}
 		/* strict: the first of equal candidates wins */
@@ -298,6 +321,8 @@ static void fuzzy_best(struct fuzzy *z, int32_t sa, int32_t la, int32_t bi)
 			next_at = j;
 		}
 	}
+	if (spread)
+		prints_spread(z->dense, z->pb, (uint32_t)(z->sb0 + bi), false);
 	if (best == 0) {
 		z->cert[bi] = NOTHING_MATCHES;
 		z->result[bi] = -1;
@@ -390,7 +415,8 @@ static void fuzzy_window(struct fuzzy *z, const struct window *w,
  * their order. result[k] is the parent line of target line sb + k, or -1.
  */
 static int fuzzy_run(int32_t *result, struct prints *pa, struct prints *pb,
-		     int32_t sa, int32_t la, int32_t sb, int32_t lb)
+		     int32_t *dense, int32_t sa, int32_t la, int32_t sb,
+		     int32_t lb)
 {
 	struct fuzzy z;
 	size_t depth = 0, cells, k;
@@ -399,6 +425,7 @@ static int fuzzy_run(int32_t *result, struct prints *pa, struct prints *pb,
 	memset(&z, 0, sizeof(z));
 	z.pa = pa;
 	z.pb = pb;
+	z.dense = dense;
 	z.sa0 = sa;
 	z.la0 = la;
 	z.sb0 = sb;
@@ -451,13 +478,15 @@ done:
  * similar line anywhere in the parent (at least SCAN_THRESHOLD), ties
  * going to the line whose number is nearest the target line's number.
  */
-static int32_t scan_parent(struct prints *pa, struct prints *pb, int32_t t)
+static int32_t scan_parent(struct prints *pa, struct prints *pb, int32_t t,
+			   int32_t *dense)
 {
 	int32_t best = SCAN_THRESHOLD, best_at = -1, p;
 
 	prints_need(pb, (uint32_t)t);
 	if (pb->total[t] < SCAN_THRESHOLD)
 		return -1;
+	prints_spread(dense, pb, (uint32_t)t, true);
 	for (p = 0; p < (int32_t)pa->n; p++) {
 		int32_t s;
 
@@ -468,7 +497,7 @@ static int32_t scan_parent(struct prints *pa, struct prints *pb, int32_t t)
 		prints_need(pa, (uint32_t)p);
 		if (pa->total[p] < best)
 			continue;
-		s = prints_similarity(pb, (uint32_t)t, pa, (uint32_t)p);
+		s = prints_against(dense, pa, (uint32_t)p);
 		if (s < best)
 			continue;
 		if (s == best && best_at != -1 &&
@@ -477,6 +506,7 @@ static int32_t scan_parent(struct prints *pa, struct prints *pb, int32_t t)
 		best = s;
 		best_at = p;
 	}
+	prints_spread(dense, pb, (uint32_t)t, false);
 	return best_at;
 }
 
@@ -511,7 +541,7 @@ int ignore_guess(int32_t *out, const char *p, size_t plen,
 		 const unsigned char *want)
 {
 	struct prints pa, pb;
-	int32_t *tally = NULL, *fuzzy = NULL;
+	int32_t *tally = NULL, *dense = NULL, *fuzzy = NULL;
 	size_t k, last = 0, maxb = 0;
 	uint32_t i, tline = 0;
 	int64_t shift = 0;
@@ -520,7 +550,8 @@ int ignore_guess(int32_t *out, const char *p, size_t plen,
 	memset(&pa, 0, sizeof(pa));
 	memset(&pb, 0, sizeof(pb));
 	tally = calloc(KEYS, sizeof(*tally));
-	if (!tally) {
+	dense = calloc(KEYS, sizeof(*dense));
+	if (!tally || !dense) {
 		rc = error_oom();
 		goto done;
 	}
@@ -571,7 +602,8 @@ int ignore_guess(int32_t *out, const char *p, size_t plen,
 		if (!lb)
 			continue;
 		if (h->old_count) {
-			rc = fuzzy_run(fuzzy, &pa, &pb, (int32_t)h->old_start,
+			rc = fuzzy_run(fuzzy, &pa, &pb, dense,
+				       (int32_t)h->old_start,
 				       (int32_t)h->old_count, sb, lb);
 			if (rc < 0)
 				goto done;
@@ -584,13 +616,15 @@ int ignore_guess(int32_t *out, const char *p, size_t plen,
 			if (fuzzed && fuzzy[j] >= 0)
 				out[sb + j] = fuzzy[j];
 			else
-				out[sb + j] = scan_parent(&pa, &pb, sb + j);
+				out[sb + j] = scan_parent(&pa, &pb, sb + j,
+							  dense);
 		}
 	}
 	rc = 0;
 done:
 	free(fuzzy);
 	free(tally);
+	free(dense);
 	prints_release(&pa);
 	prints_release(&pb);
 	return rc;
