@@ -1744,6 +1744,7 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	}
 	if ((rc = rename_detector_new(&E.rd, repo->git)) < 0)
 		goto done;
+	rename_detector_set_missing_hint(E.rd, repo->missing_hint);
 	for (c = 0; c < h->n; c++)
 		E.children_left[c] = h->commits[c].nchildren;
 	/* Stage 1, with the trees read ahead. */

@@ -1019,6 +1019,16 @@ int main(int argc, char **argv)
 	 * blob we read would cost as much as the diffs.
 	 */
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	{
+		/*
+		 * Partial clones made by git before 2.29 carry this extension,
+		 * which libgit2 refuses by default. strata only reads objects,
+		 * and says what a missing one means (repository.c).
+		 */
+		const char *ext[] = { "partialclone" };
+
+		git_libgit2_opts(GIT_OPT_SET_EXTENSIONS, ext, (size_t)1);
+	}
 	rc = parse_args(&o, argc, argv);
 	if (!o.repo)
 		o.repo = ".";

@@ -73,6 +73,7 @@ struct odb {
 	atomic_size_t limit;        /* set under the lock, read anywhere */
 	size_t base_limit;          /* odb_open()'s */
 	atomic_size_t reads, hits, built, fallback;
+	char *missing_hint;         /* odb_set_missing_hint()'s, or NULL */
 };
 
 static uint32_t be32(const unsigned char *p)
@@ -563,7 +564,19 @@ void odb_free(struct odb *db)
 	free(db->packs);
 	free(db->bucket);
 	free(db->filter);
+	free(db->missing_hint);
 	free(db);
+}
+
+int odb_set_missing_hint(struct odb *db, const char *hint)
+{
+	char *copy = NULL;
+
+	if (hint && !(copy = strdup(hint)))
+		return error_oom();
+	free(db->missing_hint);
+	db->missing_hint = copy;
+	return 0;
 }
 
 void odb_stats(struct odb_stats *out, struct odb *db)
@@ -987,12 +1000,15 @@ static int read_fallback(struct obj **out, struct odb *db,
 
 	*out = NULL;
 	atomic_fetch_add(&db->fallback, 1);
-	if (git_repository_odb(&odb, git) < 0 ||
-	    git_odb_read(&o, odb, oid) < 0) {
+	if ((rc = git_repository_odb(&odb, git)) < 0 ||
+	    (rc = git_odb_read(&o, odb, oid)) < 0) {
 		const git_error *ge = git_error_last();
 
-		rc = error_set("%s", ge && ge->message ? ge->message :
-				     "object not found");
+		if (rc == GIT_ENOTFOUND && db->missing_hint)
+			rc = error_set("%s", db->missing_hint);
+		else
+			rc = error_set("%s", ge && ge->message ? ge->message :
+					     "object not found");
 		goto done;
 	}
 	if (!(r = obj_new(git_odb_object_size(o), git_odb_object_type(o)))) {

@@ -78,6 +78,8 @@ struct rename_detector {
 
 	/* The set rename_find() built last, reused for an equal list. */
 	struct rename_sources *memo;
+
+	const char *missing_hint;   /* borrowed, or NULL */
 };
 
 struct src_entry {
@@ -284,8 +286,13 @@ static int blob_size(int64_t *out, struct rename_detector *rd,
 	size_t len;
 	git_object_t type;
 	char hex[GIT_OID_HEXSZ + 1];
+	int rc = git_odb_read_header(&len, &type, rd->odb, oid);
 
-	if (git_odb_read_header(&len, &type, rd->odb, oid) < 0)
+	if (rc == GIT_ENOTFOUND && rd->missing_hint)
+		return error_set("unable to read object '%s': %s",
+				 git_oid_tostr(hex, sizeof(hex), oid),
+				 rd->missing_hint);
+	if (rc < 0)
 		return error_git("unable to read object '%s'",
 				 git_oid_tostr(hex, sizeof(hex), oid));
 	if (type != GIT_OBJECT_BLOB)
@@ -354,9 +361,15 @@ static int info_index(struct rename_detector *rd, struct blob_info *e)
 
 	if (e->indexed)
 		return 0;
-	if (git_blob_lookup(&blob, rd->repo, &e->oid) < 0)
+	err = git_blob_lookup(&blob, rd->repo, &e->oid);
+	if (err == GIT_ENOTFOUND && rd->missing_hint)
+		return error_set("unable to read blob '%s': %s",
+				 git_oid_tostr(hex, sizeof(hex), &e->oid),
+				 rd->missing_hint);
+	if (err < 0)
 		return error_git("unable to read blob '%s'",
 				 git_oid_tostr(hex, sizeof(hex), &e->oid));
+	err = 0;
 	buf = git_blob_rawcontent(blob);
 	len = (size_t)git_blob_rawsize(blob);
 	e->size = (int64_t)len;
@@ -532,6 +545,12 @@ void rename_detector_clear(struct rename_detector *rd)
 		return;
 	while (rd->oldest)
 		cache_drop(rd, rd->oldest);
+}
+
+void rename_detector_set_missing_hint(struct rename_detector *rd,
+				      const char *hint)
+{
+	rd->missing_hint = hint;
 }
 
 void rename_detector_set_cache_limit(struct rename_detector *rd, size_t bytes)

@@ -250,6 +250,64 @@ static char *display_name(git_repository *git)
 	return strdup(base && base[1] ? base + 1 : buf);
 }
 
+/*
+ * A partial clone leaves objects out and has git fetch them from its
+ * promisor remote when a command needs them; strata reads only what the
+ * repository holds, so such an object is an error, and the message says
+ * why. The remote is `extensions.partialClone`, or the first
+ * `remote.NAME.promisor` that is true.
+ */
+static int load_missing_hint(struct repository *repo)
+{
+	git_config *cfg = NULL;
+	git_config_iterator *it = NULL;
+	git_config_entry *e;
+	git_buf value = { 0 };
+	char *name = NULL, msg[1024];
+	int rc = 0, on;
+
+	if (git_repository_config_snapshot(&cfg, repo->git) < 0)
+		return 0;
+	if (git_config_get_string_buf(&value, cfg, "extensions.partialclone")
+	    == 0 && value.size) {
+		if (!(name = strdup(value.ptr)))
+			rc = error_oom();
+	} else if (git_config_iterator_new(&it, cfg) == 0) {
+		/* (libgit2's glob iterator leaks pcre2's match data) */
+		while (!name && git_config_next(&e, it) == 0) {
+			size_t len = strlen(e->name), end = strlen(".promisor");
+
+			if (len <= strlen("remote.") + end ||
+			    strncmp(e->name, "remote.", strlen("remote.")) ||
+			    strcmp(e->name + len - end, ".promisor") ||
+			    git_config_parse_bool(&on, e->value) < 0 || !on)
+				continue;
+			name = strndup(e->name + strlen("remote."),
+				       len - strlen("remote.") -
+				       strlen(".promisor"));
+			if (!name) {
+				rc = error_oom();
+				break;
+			}
+		}
+	}
+	if (name) {
+		snprintf(msg, sizeof(msg), "it is not in '%s', a partial clone "
+			 "that leaves objects with its promisor remote '%s' "
+			 "(strata reads only what a repository holds: clone "
+			 "it without --filter)", repo->path, name);
+		repo->missing_hint = strdup(msg);
+		if (!repo->missing_hint ||
+		    odb_set_missing_hint(repo->odb, msg) < 0)
+			rc = error_oom();
+	}
+	free(name);
+	git_buf_dispose(&value);
+	git_config_iterator_free(it);
+	git_config_free(cfg);
+	return rc;
+}
+
 int repository_open(struct repository **out, const char *path)
 {
 	struct repository *repo;
@@ -259,9 +317,14 @@ int repository_open(struct repository **out, const char *path)
 	repo = calloc(1, sizeof(*repo));
 	if (!repo)
 		return error_oom();
-	if (git_repository_open_ext(&repo->git, path,
-				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
-		rc = error_set("not a git repository: '%s'", path);
+	if ((rc = git_repository_open_ext(&repo->git, path,
+					  GIT_REPOSITORY_OPEN_NO_SEARCH,
+					  NULL)) < 0) {
+		/* Not found is the usual case; say why otherwise. */
+		if (rc == GIT_ENOTFOUND)
+			rc = error_set("not a git repository: '%s'", path);
+		else
+			rc = error_git("unable to open repository '%s'", path);
 		goto done;
 	}
 	if ((rc = odb_open(&repo->odb, repo->git, 0)) < 0)
@@ -272,7 +335,8 @@ int repository_open(struct repository **out, const char *path)
 		rc = error_oom();
 		goto done;
 	}
-	if ((rc = load_shallow(repo)) < 0 || (rc = load_replace(repo)) < 0)
+	if ((rc = load_shallow(repo)) < 0 || (rc = load_replace(repo)) < 0 ||
+	    (rc = load_missing_hint(repo)) < 0)
 		goto done;
 	rc = load_grafts(repo);
 done:
@@ -296,6 +360,7 @@ void repository_free(struct repository *repo)
 	for (size_t i = 0; i < repo->ngrafts; i++)
 		free(repo->grafts[i].parents);
 	free(repo->grafts);
+	free(repo->missing_hint);
 	free(repo);
 }
 

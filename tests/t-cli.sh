@@ -98,6 +98,58 @@ missing_objects() {
 	[ ! -e rep ]
 }
 
+# A partial clone leaves big blobs with its promisor remote, where git
+# would fetch them: the error says so, for a blob a diff needs and for one
+# that only a rename search reads, and only when a promisor is set.
+partial_clone() {
+	repo_new src
+	lines old 1 200 >a.c
+	put b.c small
+	commit "big a.c"
+	git tag v1.0
+	put a.c new
+	commit "small a.c"
+	lines gone 1 200 >gone.c
+	commit "big gone.c"
+	git rm -q gone.c
+	put c.c fresh
+	commit "gone.c goes, c.c comes"
+	cd ..
+	git clone -q --bare --no-local --filter=blob:limit=1k \
+		--upload-pack="git -c uploadpack.allowfilter=true upload-pack" \
+		"file://$PWD/src" pc
+	local big gone
+	big=$(git -C src rev-parse HEAD~3:a.c)
+	gone=$(git -C src rev-parse HEAD~1:gone.c)
+	# (cat-file would fetch them from the promisor: list what is missing.)
+	git -C pc rev-list --objects --all --missing=print >objects
+	grep -qx "?$big" objects && grep -qx "?$gone" objects || {
+		echo "the filter kept $big or $gone"; return 1; }
+	local hint="it is not in 'pc', a partial clone that leaves objects"
+	hint+=" with its promisor remote 'origin' \(strata reads only what a"
+	hint+=" repository holds: clone it without --filter\)$"
+	# Up to "small a.c", a diff needs the big a.c; at the tip, the search
+	# for where c.c came from reads gone.c first.
+	expect 1 "unable to read blob '$big': $hint" \
+		"$STRATA" blame pc --rev HEAD~2
+	expect 1 "unable to read (blob|object) '$gone': $hint" \
+		"$STRATA" blame pc
+	expect 1 "unable to read (blob|object) '$gone': $hint" \
+		"$STRATA" report pc --out rep
+	[ ! -e rep ] || { echo "a failed report left 'rep'"; return 1; }
+	git -C pc config remote.origin.promisor false
+	expect 1 "unable to read blob '$big': object not found" \
+		"$STRATA" blame pc --rev HEAD~2
+	git -C pc config --unset remote.origin.promisor
+	git -C pc config extensions.partialClone origin
+	expect 1 "unable to read blob '$big': $hint" \
+		"$STRATA" blame pc --rev HEAD~2
+	# Any other extension libgit2 does not know: it says which.
+	git -C pc config extensions.noSuchThing yes
+	expect 1 "unable to open repository 'pc': unsupported extension name extensions.nosuchthing$" \
+		"$STRATA" blame pc
+}
+
 # With several blobs missing, the first in tree order is the one named,
 # however many threads read the tip.
 first_missing_object() {
@@ -222,6 +274,7 @@ run_case usage_errors usage_errors
 run_case runtime_errors runtime_errors
 run_case missing_objects missing_objects
 run_case first_missing_object first_missing_object
+run_case partial_clone partial_clone
 run_case bare_and_defaults bare_and_defaults
 run_case shallow_note shallow_note
 run_case progress_quiet progress_quiet

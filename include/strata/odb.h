@@ -42,6 +42,13 @@ int odb_open(struct odb **out, git_repository *git, size_t cache_bytes);
 void odb_free(struct odb *db);
 
 /*
+ * What to say when an object is in none of the repository's stores
+ * instead of libgit2's "object not found" (copied; NULL: libgit2's). Set
+ * it before any thread reads.
+ */
+int odb_set_missing_hint(struct odb *db, const char *hint);
+
+/*
  * Change the cache's bound (0: back to the one odb_open() set), evicting
  * down to it at once. Safe while other threads read.
  */

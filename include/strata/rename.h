@@ -71,6 +71,14 @@ int rename_detector_new(struct rename_detector **out, git_repository *repo);
 /* Frees the detector and its cache. Free its rename_sources first. */
 void rename_detector_free(struct rename_detector *rd);
 
+/*
+ * What to say when a blob is in none of the repository's stores instead
+ * of libgit2's "object not found" (borrowed; must outlive the detector;
+ * NULL: libgit2's).
+ */
+void rename_detector_set_missing_hint(struct rename_detector *rd,
+				      const char *hint);
+
 /* Drop every cached blob index (the detector stays usable). */
 void rename_detector_clear(struct rename_detector *rd);
 

@@ -24,6 +24,12 @@ struct repository {
 	/* .git/info/grafts: commit -> parents, sorted by commit */
 	struct repository_graft *grafts;
 	size_t ngrafts;
+	/*
+	 * For a partial clone (a promisor remote is configured): what to say
+	 * of an object it left out, in place of "object not found"; else
+	 * NULL. Owned.
+	 */
+	char *missing_hint;
 };
 
 struct repository_replace {
