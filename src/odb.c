@@ -73,7 +73,7 @@ struct odb {
 	atomic_size_t limit;        /* set under the lock, read anywhere */
 	size_t base_limit;          /* odb_open()'s */
 	atomic_size_t reads, hits, built, fallback;
-	char *missing_hint;         /* odb_set_missing_hint()'s, or NULL */
+	const char *missing_hint;   /* odb_set_missing_hint()'s, or NULL */
 };
 
 static uint32_t be32(const unsigned char *p)
@@ -564,19 +564,12 @@ void odb_free(struct odb *db)
 	free(db->packs);
 	free(db->bucket);
 	free(db->filter);
-	free(db->missing_hint);
 	free(db);
 }
 
-int odb_set_missing_hint(struct odb *db, const char *hint)
+void odb_set_missing_hint(struct odb *db, const char *hint)
 {
-	char *copy = NULL;
-
-	if (hint && !(copy = strdup(hint)))
-		return error_oom();
-	free(db->missing_hint);
-	db->missing_hint = copy;
-	return 0;
+	db->missing_hint = hint;
 }
 
 void odb_stats(struct odb_stats *out, struct odb *db)

@@ -279,6 +279,22 @@ static int cache_get(struct blob_info **out, struct rename_detector *rd,
 	return 0;
 }
 
+/*
+ * The error for object `oid` that libgit2 failed to read with `rc`: the
+ * detector's hint when it is missing, else libgit2's reason.
+ */
+static int read_error(const struct rename_detector *rd, int rc,
+		      const char *what, const git_oid *oid)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+
+	git_oid_tostr(hex, sizeof(hex), oid);
+	if (rc == GIT_ENOTFOUND && rd->missing_hint)
+		return error_set("unable to read %s '%s': %s", what, hex,
+				 rd->missing_hint);
+	return error_git("unable to read %s '%s'", what, hex);
+}
+
 /* The size of a blob from its object header, without inflating it. */
 static int blob_size(int64_t *out, struct rename_detector *rd,
 		     const git_oid *oid)
@@ -288,13 +304,8 @@ static int blob_size(int64_t *out, struct rename_detector *rd,
 	char hex[GIT_OID_HEXSZ + 1];
 	int rc = git_odb_read_header(&len, &type, rd->odb, oid);
 
-	if (rc == GIT_ENOTFOUND && rd->missing_hint)
-		return error_set("unable to read object '%s': %s",
-				 git_oid_tostr(hex, sizeof(hex), oid),
-				 rd->missing_hint);
 	if (rc < 0)
-		return error_git("unable to read object '%s'",
-				 git_oid_tostr(hex, sizeof(hex), oid));
+		return read_error(rd, rc, "object", oid);
 	if (type != GIT_OBJECT_BLOB)
 		return error_set("object '%s' is not a blob",
 				 git_oid_tostr(hex, sizeof(hex), oid));
@@ -356,20 +367,12 @@ static int info_index(struct rename_detector *rd, struct blob_info *e)
 	const unsigned char *buf;
 	size_t len, i, nkeys = 0;
 	uint32_t a1 = 0, a2 = 0, n = 0;
-	char hex[GIT_OID_HEXSZ + 1];
 	int text, err = 0;
 
 	if (e->indexed)
 		return 0;
-	err = git_blob_lookup(&blob, rd->repo, &e->oid);
-	if (err == GIT_ENOTFOUND && rd->missing_hint)
-		return error_set("unable to read blob '%s': %s",
-				 git_oid_tostr(hex, sizeof(hex), &e->oid),
-				 rd->missing_hint);
-	if (err < 0)
-		return error_git("unable to read blob '%s'",
-				 git_oid_tostr(hex, sizeof(hex), &e->oid));
-	err = 0;
+	if ((err = git_blob_lookup(&blob, rd->repo, &e->oid)) < 0)
+		return read_error(rd, err, "blob", &e->oid);
 	buf = git_blob_rawcontent(blob);
 	len = (size_t)git_blob_rawsize(blob);
 	e->size = (int64_t)len;

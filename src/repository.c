@@ -263,6 +263,8 @@ static int load_missing_hint(struct repository *repo)
 	git_config_iterator *it = NULL;
 	git_config_entry *e;
 	git_buf value = { 0 };
+	static const char pre[] = "remote.", suf[] = ".promisor";
+	const size_t np = sizeof(pre) - 1, ns = sizeof(suf) - 1;
 	char *name = NULL, msg[1024];
 	int rc = 0, on;
 
@@ -275,17 +277,13 @@ static int load_missing_hint(struct repository *repo)
 	} else if (git_config_iterator_new(&it, cfg) == 0) {
 		/* (libgit2's glob iterator leaks pcre2's match data) */
 		while (!name && git_config_next(&e, it) == 0) {
-			size_t len = strlen(e->name), end = strlen(".promisor");
+			size_t len = strlen(e->name);
 
-			if (len <= strlen("remote.") + end ||
-			    strncmp(e->name, "remote.", strlen("remote.")) ||
-			    strcmp(e->name + len - end, ".promisor") ||
+			if (len <= np + ns || strncmp(e->name, pre, np) ||
+			    strcmp(e->name + len - ns, suf) ||
 			    git_config_parse_bool(&on, e->value) < 0 || !on)
 				continue;
-			name = strndup(e->name + strlen("remote."),
-				       len - strlen("remote.") -
-				       strlen(".promisor"));
-			if (!name) {
+			if (!(name = strndup(e->name + np, len - np - ns))) {
 				rc = error_oom();
 				break;
 			}
@@ -296,9 +294,9 @@ static int load_missing_hint(struct repository *repo)
 			 "that leaves objects with its promisor remote '%s' "
 			 "(strata reads only what a repository holds: clone "
 			 "it without --filter)", repo->path, name);
-		repo->missing_hint = strdup(msg);
-		if (!repo->missing_hint ||
-		    odb_set_missing_hint(repo->odb, msg) < 0)
+		if ((repo->missing_hint = strdup(msg)) != NULL)
+			odb_set_missing_hint(repo->odb, repo->missing_hint);
+		else
 			rc = error_oom();
 	}
 	free(name);

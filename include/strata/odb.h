@@ -43,10 +43,10 @@ void odb_free(struct odb *db);
 
 /*
  * What to say when an object is in none of the repository's stores
- * instead of libgit2's "object not found" (copied; NULL: libgit2's). Set
- * it before any thread reads.
+ * instead of libgit2's "object not found" (borrowed; must outlive db;
+ * NULL: libgit2's). Set it before any thread reads.
  */
-int odb_set_missing_hint(struct odb *db, const char *hint);
+void odb_set_missing_hint(struct odb *db, const char *hint);
 
 /*
  * Change the cache's bound (0: back to the one odb_open() set), evicting
