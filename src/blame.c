@@ -1036,6 +1036,47 @@ done:
 	return rc;
 }
 
+/* Keep the hunks of dr as origin o's. */
+static int keep_hunks(struct origin *o, const struct diff_result *dr)
+{
+	o->nhunks = (uint32_t)dr->n;
+	if (dr->n) {
+		o->hunks = malloc(dr->n * sizeof(*o->hunks));
+		if (!o->hunks)
+			return error_oom();
+		memcpy(o->hunks, dr->hunks, dr->n * sizeof(*o->hunks));
+	}
+	return 0;
+}
+
+/*
+ * Without -w and outside ignored commits, the diffs need only the lines
+ * of the blobs, which diff_stored() numbers from the pack's deltas.
+ */
+static int diff_version_stored(struct version *v, struct odb *db,
+			       git_repository *git, struct diff_result *dr)
+{
+	uint16_t k;
+	int rc;
+
+	if (!v->norigins) {
+		if ((rc = diff_stored_lines(&v->nlines, db, git,
+					    &v->oid)) < 0)
+			return rc;
+		v->counted = 1;
+		return 0;
+	}
+	for (k = 0; k < v->norigins; k++) {
+		struct origin *o = &v->origins[k];
+
+		if ((rc = diff_stored(dr, db, git, &o->src->oid, &v->oid, NULL,
+				      NULL)) < 0 ||
+		    (rc = keep_hunks(o, dr)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int diff_version(struct version *v, struct odb *db,
 			git_repository *git, struct diff_result *dr,
 			unsigned flags)
@@ -1048,6 +1089,8 @@ static int diff_version(struct version *v, struct odb *db,
 	uint16_t k;
 	int rc;
 
+	if (!(flags & DIFF_IGNORE_WHITESPACE) && !v->ignored)
+		return diff_version_stored(v, db, git, dr);
 	if ((rc = load_blob(&tb, db, git, &v->oid)) < 0)
 		return rc;
 	t = (const char *)tb->data;
@@ -1092,15 +1135,8 @@ static int diff_version(struct version *v, struct odb *db,
 			odb_object_free(pb[k]);
 			pb[k] = NULL;
 		}
-		o->nhunks = (uint32_t)dr->n;
-		if (dr->n) {
-			o->hunks = malloc(dr->n * sizeof(*o->hunks));
-			if (!o->hunks) {
-				rc = error_oom();
-				goto done;
-			}
-			memcpy(o->hunks, dr->hunks, dr->n * sizeof(*o->hunks));
-		}
+		if ((rc = keep_hunks(o, dr)) < 0)
+			goto done;
 	}
 	if (v->ignored && v->norigins)
 		rc = apply_ignore(v, t, tlen, pbufs, plens);

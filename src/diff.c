@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #endif
 
 #include "strata/error.h"
+#include "strata/odb.h"
 
 /*
  * Our own implementation of the line diff in git 2.39's xdiff (the same
@@ -98,8 +100,21 @@ struct buf {
 #define NO_ID UINT32_MAX
 
 /* One of the two buffers being compared. */
+/*
+ * The line dictionary: a number for every distinct line the thread has
+ * met, kept from call to call. Equal lines (with -w, lines equal but for
+ * whitespace) get equal numbers, so the numbers serve as xdiff's classes
+ * in every diff, and a line is hashed only the first time it is seen.
+ */
+struct line_entry {
+	uint64_t hash;
+	uint32_t at, len;       /* its bytes in text (for -w, without spaces) */
+};
+
 struct side {
-	const unsigned char *buf;
+	const unsigned char *buf;   /* NULL: the lines are the dictionary's */
+	const unsigned char *text;
+	const struct line_entry *e;
 	size_t len;
 	uint32_t n;             /* records */
 	const uint32_t *off;    /* n + 1 starts, off[n] == len */
@@ -114,24 +129,13 @@ struct side {
 
 static inline const unsigned char *rec_ptr(const struct side *s, long i)
 {
-	return s->buf + s->off[i];
+	return s->buf ? s->buf + s->off[i] : s->text + s->e[s->cls[i]].at;
 }
 
 static inline uint32_t rec_len(const struct side *s, long i)
 {
 	return s->off[i + 1] - s->off[i];
 }
-
-/*
- * The line dictionary: a number for every distinct line the thread has
- * met, kept from call to call. Equal lines (with -w, lines equal but for
- * whitespace) get equal numbers, so the numbers serve as xdiff's classes
- * in every diff, and a line is hashed only the first time it is seen.
- */
-struct line_entry {
-	uint64_t hash;
-	uint32_t at, len;       /* its bytes in text (for -w, without spaces) */
-};
 
 /* Two counts side by side: a number's in the old and in the new side. */
 struct pair {
@@ -188,17 +192,43 @@ struct table {
 	size_t cap;             /* room for this many starts */
 	uint32_t gen;           /* the dictionary's when made */
 	uint64_t used;          /* for least recently used; 0: empty */
+	/* Tables of pack entries (see "tables from pack deltas"). */
+	struct odb_place at;
+	bool nl_end;            /* its last line ends in a newline (or none) */
+	int pins;               /* in use: not to be taken */
+	size_t counted;         /* cap when last counted in placed.bytes */
+	int hnext, prev, next;  /* in its bucket, in the LRU list; -1 ends */
 };
 
 #define TABLES 8
+
+/*
+ * The tables of pack entries that a thread keeps, at most (8 MiB did as
+ * well as 24 on tmux and git).
+ */
+#ifndef PLACED                  /* tests set tiny ones */
+#define PLACED 512
+#define PLACED_BYTES ((size_t)8 << 20)
+#endif
+#define PLACE_BUCKETS 1024
+
+struct placed {
+	struct table *t;        /* PLACED of them, once used */
+	int bucket[PLACE_BUCKETS];
+	int head, tail;         /* most recently used first */
+	size_t bytes;           /* of the starts and numbers they hold */
+	int nfree;              /* t[0, nfree) have been handed out */
+};
 
 /* Everything one thread's calls need, kept from call to call. */
 struct ctx {
 	struct side s[2];
 	struct dict dict;
 	struct table tab[TABLES];
+	struct placed placed;
 	uint64_t clock;
-	struct buf chg[2], kept[2], kept_cls[2], dis, kv, todo, hashes, norm;
+	struct buf chg[2], kept[2], kept_cls[2], dis, kv, todo, hashes, norm,
+		   raw, pend, chain;
 };
 
 static void *reserve(struct buf *b, size_t bytes)
@@ -224,14 +254,14 @@ static size_t ctx_bufs(struct ctx *c, struct buf **all)
 	struct buf *list[] = {
 		&c->chg[0], &c->chg[1], &c->kept[0], &c->kept[1],
 		&c->kept_cls[0], &c->kept_cls[1], &c->dis, &c->kv, &c->todo,
-		&c->hashes, &c->norm
+		&c->hashes, &c->norm, &c->raw, &c->pend, &c->chain
 	};
 
 	memcpy(all, list, sizeof(list));
 	return sizeof(list) / sizeof(*list);
 }
 
-#define CTX_BUFS 11
+#define CTX_BUFS 14
 
 static void table_free(struct table *t)
 {
@@ -253,6 +283,10 @@ static void ctx_free(void *arg)
 		free(all[i]->p);
 	for (i = 0; i < TABLES; i++)
 		table_free(&c->tab[i]);
+	if (c->placed.t)
+		for (i = 0; i < PLACED; i++)
+			table_free(&c->placed.t[i]);
+	free(c->placed.t);
 	free(c->dict.e);
 	free(c->dict.slot);
 	free(c->dict.text);
@@ -514,6 +548,8 @@ static int dict_grow(struct dict *d)
 	return dict_rehash(d, 2 * (size_t)cap);
 }
 
+static void placed_clear(struct placed *P);
+
 /* Numbers for mode `ws` from here on, starting over if need be. */
 static void dict_start(struct ctx *c, bool ws)
 {
@@ -528,6 +564,7 @@ static void dict_start(struct ctx *c, bool ws)
 		memset(d->slot, 0, ((size_t)d->mask + 1) * sizeof(*d->slot));
 	d->gen++;
 	d->ws = ws;
+	placed_clear(&c->placed);
 }
 
 /* The number of the record p[0, n), whose hash is h; NO_ID: no memory. */
@@ -622,7 +659,8 @@ static struct table *table_find(struct ctx *c, const unsigned char *key,
 		struct table *t = &c->tab[i];
 
 		if (t->used && t->keyed && t->gen == c->dict.gen &&
-		    t->len == len && !memcmp(t->key, key, DIFF_KEY_SIZE)) {
+		    (len == SIZE_MAX || t->len == len) &&
+		    !memcmp(t->key, key, DIFF_KEY_SIZE)) {
 			t->used = ++c->clock;
 			return t;
 		}
@@ -1025,6 +1063,551 @@ static int table_copy(struct ctx *c, struct table *t,
 	return 0;
 }
 
+/* ---- tables from pack deltas ------------------------------------------ */
+
+/*
+ * Most versions of a file are stored as deltas: instructions that copy
+ * byte ranges of a base object and insert new bytes. Building a blob's
+ * bytes from them and then finding its lines (the way above) moves every
+ * byte twice, and on tmux that was half of a diff thread's time. Here a
+ * table is made from the base's table and the instructions instead: the
+ * lines that a copy holds whole are the base's lines, moved; only the
+ * lines that an instruction cuts or inserts are put together and looked
+ * up. The bytes of a line are the dictionary's (without -w it holds them
+ * as they are), so a blob's bytes are never built at all. Each thread
+ * keeps such tables for the pack entries it has met, delta bases
+ * included, keyed by their place in the pack.
+ */
+
+static void placed_clear(struct placed *P)
+{
+	int i;
+
+	for (i = 0; i < PLACE_BUCKETS; i++)
+		P->bucket[i] = -1;
+	if (!P->t)
+		return;
+	for (i = 0; i < PLACED; i++) {
+		P->t[i].used = 0;
+		P->t[i].keyed = false;
+	}
+}
+
+static int placed_init(struct placed *P)
+{
+	int i;
+
+	if (P->t)
+		return 0;
+	if (!(P->t = calloc(PLACED, sizeof(*P->t))))
+		return -1;
+	for (i = 0; i < PLACED; i++) {
+		P->t[i].prev = i - 1;
+		P->t[i].next = i + 1 < PLACED ? i + 1 : -1;
+	}
+	P->head = 0;
+	P->tail = PLACED - 1;
+	placed_clear(P);
+	return 0;
+}
+
+static unsigned place_bucket(struct odb_place at)
+{
+	uint64_t h = (at.offset ^ (uint64_t)at.pack << 40) *
+		     0x9e3779b97f4a7c15ull;
+
+	return (unsigned)(h >> 54) & (PLACE_BUCKETS - 1);
+}
+
+static void lru_unlink(struct placed *P, int i)
+{
+	struct table *t = &P->t[i];
+
+	if (t->prev >= 0)
+		P->t[t->prev].next = t->next;
+	else
+		P->head = t->next;
+	if (t->next >= 0)
+		P->t[t->next].prev = t->prev;
+	else
+		P->tail = t->prev;
+}
+
+static void lru_front(struct placed *P, int i)
+{
+	struct table *t = &P->t[i];
+
+	if (P->head == i)
+		return;
+	lru_unlink(P, i);
+	t->prev = -1;
+	t->next = P->head;
+	P->t[P->head].prev = i;
+	P->head = i;
+}
+
+/* Take table i out of its bucket (`keyed`: it is in one). */
+static void bucket_unlink(struct placed *P, int i)
+{
+	struct table *t = &P->t[i];
+	int *at = &P->bucket[place_bucket(t->at)];
+
+	if (!t->keyed)
+		return;
+	while (*at != i)
+		at = &P->t[*at].hnext;
+	*at = t->hnext;
+	t->keyed = false;
+}
+
+static struct table *placed_find(struct ctx *c, struct odb_place at)
+{
+	struct placed *P = &c->placed;
+	int i;
+
+	for (i = P->bucket[place_bucket(at)]; i >= 0; i = P->t[i].hnext) {
+		struct table *t = &P->t[i];
+
+		if (t->at.offset == at.offset && t->at.pack == at.pack &&
+		    t->used) {
+			lru_front(P, i);
+			t->used = ++c->clock;
+			return t;
+		}
+	}
+	return NULL;
+}
+
+/* An empty table for entry `at`, in place of the oldest one not pinned. */
+static struct table *placed_take(struct ctx *c, struct odb_place at)
+{
+	struct placed *P = &c->placed;
+	struct table *t;
+	int i = P->tail;
+	unsigned b = place_bucket(at);
+
+	while (P->t[i].pins)
+		i = P->t[i].prev;
+	t = &P->t[i];
+	bucket_unlink(P, i);
+	lru_front(P, i);
+	t->at = at;
+	t->keyed = true;
+	t->hnext = P->bucket[b];
+	P->bucket[b] = i;
+	t->n = 0;
+	t->len = 0;
+	t->gen = c->dict.gen;
+	t->used = ++c->clock;
+	return t;
+}
+
+/* Count t's arrays, then give back the oldest tables' past the bound. */
+static void placed_account(struct placed *P, struct table *t)
+{
+	int i;
+
+	P->bytes += (t->cap - t->counted) * 2 * sizeof(uint32_t);
+	t->counted = t->cap;
+	for (i = P->tail; i >= 0 && P->bytes > PLACED_BYTES;
+	     i = P->t[i].prev) {
+		struct table *o = &P->t[i];
+		int prev = o->prev, next = o->next;
+
+		if (o->pins || o == t || !o->cap)
+			continue;
+		bucket_unlink(P, i);
+		P->bytes -= o->counted * 2 * sizeof(uint32_t);
+		table_free(o);
+		o->prev = prev;
+		o->next = next;
+	}
+}
+
+/* A table given up half made. */
+static void placed_drop(struct placed *P, struct table *t)
+{
+	bucket_unlink(P, (int)(t - P->t));
+	t->used = 0;
+}
+
+/* Whether base line i ends in a newline. */
+static inline bool ends_line(const struct table *b, long i)
+{
+	return i + 1 < (long)b->n || b->nl_end;
+}
+
+static inline const unsigned char *line_text(const struct dict *d,
+					     const struct table *t, long i)
+{
+	return d->text + d->e[t->id[i]].at;
+}
+
+/*
+ * The last line of b that starts at or before pos (< b->len), looking
+ * first where the last one was found: a delta's copies mostly go forward.
+ */
+static long line_at(const struct table *b, size_t pos, long *hint)
+{
+	long h = *hint, n = (long)b->n, i;
+
+	if (h < n && b->off[h] <= pos) {
+		if (pos < b->off[h + 1])
+			return h;
+		i = first_start_from(b->off, h + 1, n, pos + 1) - 1;
+	} else {
+		i = first_start_from(b->off, 0, h < n ? h : n, pos + 1) - 1;
+	}
+	*hint = i;
+	return i;
+}
+
+/* A line of the new table that is not yet complete. */
+struct pend {
+	size_t start;           /* where it starts in the new blob */
+	size_t len;             /* its bytes so far; 0: there is none */
+	long line;              /* >= 0: they are base line `line`'s first */
+	size_t base_end;        /* ... up to this base offset, not in buf */
+};
+
+static inline int put_line(struct table *t, size_t start, uint32_t id)
+{
+	if (t->n + 2 > t->cap && table_room(t, t->n + 1) < 0)
+		return -1;
+	t->off[t->n] = (uint32_t)start;
+	t->id[t->n++] = id;
+	return 0;
+}
+
+static int pend_add(struct ctx *c, struct pend *p, const unsigned char *b,
+		    size_t n)
+{
+	unsigned char *q = reserve(&c->pend, p->len + n + 8);
+
+	if (!q)
+		return -1;
+	memcpy(q + p->len, b, n);
+	p->len += n;
+	return 0;
+}
+
+/* The bytes of a pending line that only names them, into the buffer. */
+static int pend_bytes(struct ctx *c, struct pend *p, const struct table *b)
+{
+	size_t n = p->len;
+	long i = p->line;
+
+	if (i < 0)
+		return 0;
+	p->line = -1;
+	p->len = 0;
+	return pend_add(c, p, line_text(&c->dict, b, i), n);
+}
+
+/* The pending line is complete: look it up and add it. */
+static int pend_close(struct ctx *c, struct table *t, struct pend *p)
+{
+	const unsigned char *q = c->pend.p;
+	uint32_t id = intern(c, q, p->len, q + p->len + 8);
+
+	p->len = 0;
+	if (id == NO_ID)
+		return -1;
+	return put_line(t, p->start, id);
+}
+
+/* Insert n new bytes at lit, which go to `out` in the new blob. */
+static int delta_insert(struct ctx *c, struct table *t, struct pend *p,
+			const struct table *b, const unsigned char *lit,
+			size_t n, size_t out)
+{
+	const unsigned char *q = lit, *e = lit + n;
+
+	if (p->len && pend_bytes(c, p, b) < 0)
+		return -1;
+	while (q < e) {
+		const unsigned char *nl = memchr(q, '\n', (size_t)(e - q));
+		size_t k = nl ? (size_t)(nl + 1 - q) : (size_t)(e - q);
+
+		if (!p->len)
+			p->start = out + (size_t)(q - lit);
+		if (pend_add(c, p, q, k) < 0)
+			return -1;
+		q += k;
+		if (nl && pend_close(c, t, p) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Copy base bytes [cur, end), which go to `out` in the new blob. */
+static int delta_copy(struct ctx *c, struct table *t, struct pend *p,
+		      const struct table *b, size_t cur, size_t end,
+		      size_t out, long *hint)
+{
+	size_t shift = out - cur;   /* unsigned: wraps back right */
+
+	while (cur < end) {
+		long i, k;
+		size_t le;
+
+		if (p->len && p->line >= 0 && p->base_end == cur) {
+			/* More of the base line it names. */
+			i = p->line;
+			le = b->off[i + 1];
+			if (end < le || !ends_line(b, i)) {
+				size_t to = end < le ? end : le;
+
+				p->len += to - cur;
+				p->base_end = to;
+				cur = to;
+				continue;
+			}
+			if (put_line(t, p->start, b->id[i]) < 0)
+				return -1;
+			p->len = 0;
+			p->line = -1;
+			cur = le;
+			continue;
+		}
+		i = line_at(b, cur, hint);
+		le = b->off[i + 1];
+		if (p->len || b->off[i] != cur) {
+			/* Part of a line: its bytes are needed. */
+			size_t to = end < le ? end : le;
+
+			if (p->len && pend_bytes(c, p, b) < 0)
+				return -1;
+			if (!p->len)
+				p->start = cur + shift;
+			if (pend_add(c, p, line_text(&c->dict, b, i) +
+					   (cur - b->off[i]), to - cur) < 0)
+				return -1;
+			cur = to;
+			if (cur == le && ends_line(b, i) && pend_close(c, t, p) < 0)
+				return -1;
+			continue;
+		}
+		/* Whole lines from i on: the base's, moved. */
+		{
+			long last = (long)b->n - (b->nl_end ? 0 : 1), most;
+			uint32_t *off, *id;
+
+			most = last - i;
+			if ((size_t)most > end - cur)
+				most = (long)(end - cur);
+			if (table_room(t, t->n + (size_t)most) < 0)
+				return -1;
+			off = t->off + t->n;
+			id = t->id + t->n;
+			for (k = i; k < last && b->off[k + 1] <= end; k++) {
+				off[k - i] = (uint32_t)(b->off[k] + shift);
+				id[k - i] = b->id[k];
+			}
+			t->n += (uint32_t)(k - i);
+			cur = b->off[k];
+			*hint = k;
+		}
+		if (cur < end) {
+			/* The start of line k: named, not copied, for now. */
+			p->start = cur + shift;
+			p->len = end - cur;
+			p->line = k;
+			p->base_end = end;
+			cur = end;
+		}
+	}
+	return 0;
+}
+
+/* t for the entry s, a delta against the entry whose table is b. */
+static int table_delta(struct ctx *c, struct table *t, const struct table *b,
+		       const struct odb *db, const struct odb_stored *s)
+{
+	struct pend p = { 0, 0, -1, 0 };
+	struct odb_delta it;
+	const unsigned char *lit = NULL;
+	unsigned char *d;
+	size_t off = 0, n = 0;
+	long hint = 0;
+	enum odb_op op;
+	int rc;
+
+	if (!(d = reserve(&c->raw, s->size + 1)))
+		return error_oom();
+	if ((rc = odb_stored_inflate(d, db, s)) < 0)
+		return rc;
+	if (!odb_delta_start(&it, d, s->size) || it.base_len != b->len)
+		return odb_place_corrupt(db, s->at);
+	if (it.len > MAX_SIDE)
+		return error_set("files too large for diff");
+	t->len = it.len;
+	if (table_room(t, b->n + 16) < 0)
+		return error_oom();
+	while ((op = odb_delta_next(&it, &off, &n, &lit)) != ODB_OP_END) {
+		if (op == ODB_OP_COPY)
+			rc = delta_copy(c, t, &p, b, off, off + n, it.at - n,
+					&hint);
+		else if (op == ODB_OP_INSERT)
+			rc = delta_insert(c, t, &p, b, lit, n, it.at - n);
+		else
+			return odb_place_corrupt(db, s->at);
+		if (rc < 0)
+			return error_oom();
+	}
+	t->nl_end = !p.len;
+	if (p.len) {
+		/* A last line without a newline. */
+		if (p.line >= 0 && p.base_end == b->off[p.line + 1]) {
+			if (put_line(t, p.start, b->id[p.line]) < 0)
+				return error_oom();
+		} else if (pend_bytes(c, &p, b) < 0 || pend_close(c, t, &p) < 0) {
+			return error_oom();
+		}
+	}
+	t->off[t->n] = (uint32_t)t->len;
+	return 0;
+}
+
+/* t for blob bytes p[0, len). */
+static int table_bytes(struct ctx *c, struct table *t, const unsigned char *p,
+		       size_t len)
+{
+	if (len > MAX_SIDE)
+		return error_set("files too large for diff");
+	t->len = len;
+	t->nl_end = !len || p[len - 1] == '\n';
+	return table_build(c, t, p, len) < 0 ? error_oom() : 0;
+}
+
+static int not_blob(git_object_t type)
+{
+	return error_set("it is a %s", git_object_type2string(type));
+}
+
+/* t for the entry s, stored whole. */
+static int table_whole(struct ctx *c, struct table *t, const struct odb *db,
+		       const struct odb_stored *s)
+{
+	unsigned char *p;
+	int rc;
+
+	if (s->type != GIT_OBJECT_BLOB)
+		return not_blob(s->type);
+	if (!(p = reserve(&c->raw, s->size + 1)))
+		return error_oom();
+	if ((rc = odb_stored_inflate(p, db, s)) < 0)
+		return rc;
+	return table_bytes(c, t, p, s->size);
+}
+
+/* t for an object read as bytes: the entry at `at`, or `oid` if no place. */
+static int table_read(struct ctx *c, struct table *t, struct odb *db,
+		      git_repository *git, const struct odb_place *at,
+		      const git_oid *oid)
+{
+	struct odb_object *o = NULL;
+	int rc;
+
+	rc = at ? odb_read_place(&o, db, git, *at)
+		: odb_read(&o, db, git, oid, GIT_OBJECT_BLOB);
+	if (rc < 0)
+		return rc;
+	rc = o->type == GIT_OBJECT_BLOB ? table_bytes(c, t, o->data, o->len)
+					: not_blob(o->type);
+	odb_object_free(o);
+	return rc;
+}
+
+/*
+ * The table of the pack entry at `at`: down its delta chain to a table
+ * the thread has or an entry stored whole, then up again, keeping every
+ * table on the way.
+ */
+static int placed_table(struct ctx *c, struct odb *db, git_repository *git,
+			struct odb_place at, struct table **out)
+{
+	struct placed *P = &c->placed;
+	struct odb_stored *stack = NULL, s;
+	size_t n = 0;
+	struct table *t;
+	int rc;
+
+	for (;;) {
+		if ((t = placed_find(c, at)) != NULL)
+			break;
+		if ((rc = odb_stored_at(&s, db, at)) < 0)
+			return rc;
+		if (s.form != ODB_DELTA) {
+			t = placed_take(c, at);
+			rc = s.form == ODB_WHOLE ?
+				table_whole(c, t, db, &s) :
+				table_read(c, t, db, git, &at, NULL);
+			if (rc < 0) {
+				placed_drop(P, t);
+				return rc;
+			}
+			placed_account(P, t);
+			break;
+		}
+		if (n > 100000)
+			return odb_place_corrupt(db, s.at);
+		if (!(stack = reserve(&c->chain, (n + 1) * sizeof(*stack))))
+			return error_oom();
+		stack[n++] = s;
+		at = s.base;
+	}
+	while (n) {
+		struct table *next;
+
+		t->pins++;
+		next = placed_take(c, stack[--n].at);
+		rc = table_delta(c, next, t, db, &stack[n]);
+		t->pins--;
+		if (rc < 0) {
+			placed_drop(P, next);
+			return rc;
+		}
+		placed_account(P, next);
+		t = next;
+	}
+	*out = t;
+	return 0;
+}
+
+/*
+ * The table of blob `oid`, of a pack entry or (rarely: a loose object)
+ * read as bytes into one of the keyed tables, but `keep`. Errors say
+ * which blob.
+ */
+static int stored_table(struct ctx *c, struct odb *db, git_repository *git,
+			const git_oid *oid, const struct table *keep,
+			struct table **out)
+{
+	struct odb_place at;
+	int rc;
+
+	if (placed_init(&c->placed) < 0)
+		return error_oom();
+	if (odb_locate(&at, db, oid) != 0) {
+		/* odb_read()'s errors name the blob already. */
+		if ((*out = table_find(c, oid->id, SIZE_MAX)) != NULL)
+			return 0;
+		*out = table_take(c, oid->id, SIZE_MAX, keep);
+		if ((rc = table_read(c, *out, db, git, NULL, oid)) < 0)
+			(*out)->used = 0;
+		return rc;
+	}
+	if ((rc = placed_table(c, db, git, at, out)) < 0) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", error_last());
+		return error_set("unable to read blob '%s': %s",
+				 git_oid_tostr_s(oid), msg);
+	}
+	return 0;
+}
+
 /* ---- preparing both sides --------------------------------------------- */
 
 /*
@@ -1041,6 +1624,8 @@ static int side_view(struct ctx *c, int which, const struct table *t,
 		return error_set("internal error: a trimmed blob ends inside "
 				 "a line");
 	s->buf = buf;
+	s->text = c->dict.text;
+	s->e = c->dict.e;
 	s->len = len;
 	s->n = (uint32_t)n;
 	s->off = t->off;
@@ -1870,20 +2455,20 @@ fail:
 	return error_oom();
 }
 
-static int run(struct ctx *c, struct diff_result *out,
-	       const struct diff_blob *A, const struct diff_blob *B,
-	       size_t same, size_t alen, size_t blen)
+/*
+ * The diff of the first alen and blen bytes of the blobs of tables ta and
+ * tb, whose bytes are abuf and bbuf (NULL: the dictionary's).
+ */
+static int diff_tables(struct ctx *c, struct diff_result *out,
+		       const struct table *ta, const struct table *tb,
+		       const unsigned char *abuf, const unsigned char *bbuf,
+		       size_t alen, size_t blen)
 {
-	struct table *ta, *tb;
 	long head, tail;
 	int rc;
 
-	if ((rc = tables(c, A, B, same, &ta, &tb)) < 0)
-		return rc;
-	if ((rc = side_view(c, 0, ta, (const unsigned char *)A->data,
-			    alen)) < 0 ||
-	    (rc = side_view(c, 1, tb, (const unsigned char *)B->data,
-			    blen)) < 0)
+	if ((rc = side_view(c, 0, ta, abuf, alen)) < 0 ||
+	    (rc = side_view(c, 1, tb, bbuf, blen)) < 0)
 		return rc;
 	trim_ends(c, &head, &tail);
 	c->s[0].lo = c->s[1].lo = head;
@@ -1911,6 +2496,19 @@ static int run(struct ctx *c, struct diff_result *out,
 	if (emit(c, out) < 0)
 		rc = error_oom();
 	return rc;
+}
+
+static int run(struct ctx *c, struct diff_result *out,
+	       const struct diff_blob *A, const struct diff_blob *B,
+	       size_t same, size_t alen, size_t blen)
+{
+	struct table *ta, *tb;
+	int rc;
+
+	if ((rc = tables(c, A, B, same, &ta, &tb)) < 0)
+		return rc;
+	return diff_tables(c, out, ta, tb, (const unsigned char *)A->data,
+			   (const unsigned char *)B->data, alen, blen);
 }
 
 int diff_blobs(struct diff_result *out, const struct diff_blob *a,
@@ -1951,6 +2549,116 @@ int diff_buffers(struct diff_result *out, const char *a, size_t alen,
 	struct diff_blob A = { a, alen, NULL }, B = { b, blen, NULL };
 
 	return diff_blobs(out, &A, &B, flags);
+}
+
+/* ---- diffing stored blobs --------------------------------------------- */
+
+/* The length of the common tail of the blobs of tables a and b. */
+static size_t tables_tail(const struct dict *d, const struct table *a,
+			  const struct table *b)
+{
+	long i = (long)a->n, j = (long)b->n;
+	size_t same = 0, ka, kb;
+
+	while (i > 0 && j > 0 && a->id[i - 1] == b->id[j - 1]) {
+		same += a->off[i] - a->off[i - 1];
+		i--;
+		j--;
+	}
+	/* Then byte by byte, from the ends of the first lines that differ. */
+	if (!i || !j)
+		return same;
+	i--;
+	j--;
+	ka = a->off[i + 1] - a->off[i];
+	kb = b->off[j + 1] - b->off[j];
+	for (;;) {
+		if (!ka) {
+			if (--i < 0)
+				break;
+			ka = a->off[i + 1] - a->off[i];
+		}
+		if (!kb) {
+			if (--j < 0)
+				break;
+			kb = b->off[j + 1] - b->off[j];
+		}
+		if (line_text(d, a, i)[ka - 1] != line_text(d, b, j)[kb - 1])
+			break;
+		ka--;
+		kb--;
+		same++;
+	}
+	return same;
+}
+
+/*
+ * trim_tail() on tables: the length that is left of a (a's whole first
+ * lines), given their common tail.
+ */
+static size_t tables_trim(const struct table *a, size_t same)
+{
+	size_t cut = same / 1024 * 1024;
+	long k;
+
+	if (!cut)
+		return a->len;
+	/* The line that holds the first byte cut, kept whole. */
+	k = first_start_from(a->off, 0, (long)a->n + 1, a->len - cut + 1) - 1;
+	return a->off[k + 1];
+}
+
+int diff_stored(struct diff_result *out, struct odb *db, git_repository *git,
+		const git_oid *a, const git_oid *b, uint32_t *alines,
+		uint32_t *blines)
+{
+	struct table *ta, *tb;
+	size_t same, alen, blen;
+	struct ctx *c;
+	int rc;
+
+	out->n = 0;
+	if (!(c = ctx_get()))
+		return error_oom();
+	dict_start(c, false);
+	if ((rc = stored_table(c, db, git, a, NULL, &ta)) < 0)
+		goto done;
+	ta->pins++;
+	rc = stored_table(c, db, git, b, ta, &tb);
+	ta->pins--;
+	if (rc < 0)
+		goto done;
+	if (alines)
+		*alines = ta->n;
+	if (blines)
+		*blines = tb->n;
+	same = tables_tail(&c->dict, ta, tb);
+	if (same == ta->len && same == tb->len)
+		goto done;
+	alen = tables_trim(ta, same);
+	blen = tb->len - (ta->len - alen);
+	rc = diff_tables(c, out, ta, tb, NULL, NULL, alen, blen);
+done:
+	ctx_put(c);
+	if (rc < 0)
+		out->n = 0;
+	return rc;
+}
+
+int diff_stored_lines(uint32_t *out, struct odb *db, git_repository *git,
+		      const git_oid *oid)
+{
+	struct table *t;
+	struct ctx *c;
+	int rc;
+
+	if (!(c = ctx_get()))
+		return error_oom();
+	dict_start(c, false);
+	if ((rc = stored_table(c, db, git, oid, NULL, &t)) == 0)
+		*out = t->n;
+	ctx_put(c);
+	return rc;
 }
 
 void diff_result_release(struct diff_result *r)

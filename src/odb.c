@@ -800,62 +800,92 @@ static bool delta_size(const unsigned char **d, const unsigned char *end,
 	return true;
 }
 
+bool odb_delta_start(struct odb_delta *it, const unsigned char *d, size_t n)
+{
+	it->end = d + n;
+	it->at = 0;
+	if (!delta_size(&d, it->end, &it->base_len) ||
+	    !delta_size(&d, it->end, &it->len))
+		return false;
+	it->d = d;
+	return true;
+}
+
+enum odb_op odb_delta_next(struct odb_delta *it, size_t *off, size_t *n,
+			   const unsigned char **lit)
+{
+	const unsigned char *d = it->d, *end = it->end;
+	unsigned char op;
+
+	if (d == end)
+		return it->at == it->len ? ODB_OP_END : ODB_OP_BAD;
+	op = *d++;
+	if (op & 0x80) {
+		size_t o = 0, k = 0;
+		unsigned i;
+
+		for (i = 0; i < 4; i++)
+			if (op & (1u << i)) {
+				if (d >= end)
+					return ODB_OP_BAD;
+				o |= (size_t)*d++ << (8 * i);
+			}
+		for (i = 0; i < 3; i++)
+			if (op & (0x10u << i)) {
+				if (d >= end)
+					return ODB_OP_BAD;
+				k |= (size_t)*d++ << (8 * i);
+			}
+		if (!k)
+			k = 0x10000;
+		if (o > it->base_len || k > it->base_len - o ||
+		    k > it->len - it->at)
+			return ODB_OP_BAD;
+		*off = o;
+		*n = k;
+		it->d = d;
+		it->at += k;
+		return ODB_OP_COPY;
+	}
+	if (!op || op > (size_t)(end - d) || op > it->len - it->at)
+		return ODB_OP_BAD;
+	*lit = d;
+	*n = op;
+	it->d = d + op;
+	it->at += op;
+	return ODB_OP_INSERT;
+}
+
 /* Apply delta [d, dend) to base: a new object, or NULL when malformed
  * (*oom set when out of memory). */
 static struct obj *apply_delta(const struct obj *base,
 			       const unsigned char *d,
 			       const unsigned char *dend, bool *oom)
 {
-	size_t srclen, dstlen, at = 0;
+	struct odb_delta it;
+	const unsigned char *lit;
+	size_t off, n;
+	enum odb_op op;
 	struct obj *o;
 
 	*oom = false;
-	if (!delta_size(&d, dend, &srclen) || !delta_size(&d, dend, &dstlen) ||
-	    srclen != base->pub.len)
+	if (!odb_delta_start(&it, d, (size_t)(dend - d)) ||
+	    it.base_len != base->pub.len)
 		return NULL;
-	if (!(o = obj_new(dstlen, base->pub.type))) {
+	if (!(o = obj_new(it.len, base->pub.type))) {
 		*oom = true;
 		return NULL;
 	}
-	while (d < dend) {
-		unsigned char op = *d++;
-
-		if (op & 0x80) {
-			size_t off = 0, n = 0;
-			unsigned i;
-
-			for (i = 0; i < 4; i++)
-				if (op & (1u << i)) {
-					if (d >= dend)
-						goto bad;
-					off |= (size_t)*d++ << (8 * i);
-				}
-			for (i = 0; i < 3; i++)
-				if (op & (0x10u << i)) {
-					if (d >= dend)
-						goto bad;
-					n |= (size_t)*d++ << (8 * i);
-				}
-			if (!n)
-				n = 0x10000;
-			if (off > srclen || n > srclen - off ||
-			    n > dstlen - at)
-				goto bad;
-			memcpy(o->buf + at, base->buf + off, n);
-			at += n;
-		} else if (op) {
-			if (op > (size_t)(dend - d) || op > dstlen - at)
-				goto bad;
-			memcpy(o->buf + at, d, op);
-			d += op;
-			at += op;
-		} else {
-			goto bad;
-		}
+	while ((op = odb_delta_next(&it, &off, &n, &lit)) != ODB_OP_END) {
+		if (op == ODB_OP_COPY)
+			memcpy(o->buf + it.at - n, base->buf + off, n);
+		else if (op == ODB_OP_INSERT)
+			memcpy(o->buf + it.at - n, lit, n);
+		else
+			break;
 	}
-	if (at == dstlen)
+	if (op == ODB_OP_END)
 		return o;
-bad:
 	free(o);
 	return NULL;
 }
@@ -1054,6 +1084,91 @@ int odb_read(struct odb_object **out, struct odb *db, git_repository *git,
 				 git_oid_tostr_s(oid),
 				 git_object_type2string(type));
 	}
+	*out = &o->pub;
+	return 0;
+}
+
+/* ---- stored forms ----------------------------------------------------- */
+
+int odb_locate(struct odb_place *out, const struct odb *db,
+	       const git_oid *oid)
+{
+	size_t i;
+
+	for (i = 0; i < db->npacks; i++)
+		if (pack_find(&db->packs[i], oid, &out->offset)) {
+			out->pack = (uint32_t)i;
+			return 0;
+		}
+	return GIT_ENOTFOUND;
+}
+
+int odb_stored_at(struct odb_stored *out, const struct odb *db,
+		  struct odb_place at)
+{
+	const struct pack *p;
+	struct entry e;
+	int rc;
+
+	if (at.pack >= db->npacks)
+		return error_set("internal error: no pack %u", at.pack);
+	p = &db->packs[at.pack];
+	if ((rc = parse_entry(&e, p, at.offset)) < 0)
+		return rc;
+	memset(out, 0, sizeof(*out));
+	out->at = at;
+	out->size = e.size;
+	out->base.pack = at.pack;
+	if (e.type == T_OFS_DELTA) {
+		out->form = ODB_DELTA;
+		out->base.offset = e.base;
+	} else if (e.type == T_REF_DELTA) {
+		git_oid bid;
+
+		memcpy(bid.id, e.ref, 20);
+		out->form = pack_find(p, &bid, &out->base.offset) &&
+			    out->base.offset != at.offset ? ODB_DELTA
+							   : ODB_OTHER;
+	} else {
+		out->form = ODB_WHOLE;
+		out->type = (git_object_t)e.type;
+	}
+	return 0;
+}
+
+int odb_stored_inflate(unsigned char *buf, const struct odb *db,
+		       const struct odb_stored *s)
+{
+	const struct pack *p = &db->packs[s->at.pack];
+	struct entry e;
+	int rc;
+
+	if ((rc = parse_entry(&e, p, s->at.offset)) < 0)
+		return rc;
+	if (e.size != s->size)
+		return corrupt(p, s->at.offset);
+	return inflate_entry(buf, p, &e, s->at.offset);
+}
+
+int odb_place_corrupt(const struct odb *db, struct odb_place at)
+{
+	if (at.pack >= db->npacks)
+		return error_set("internal error: no pack %u", at.pack);
+	return corrupt(&db->packs[at.pack], at.offset);
+}
+
+int odb_read_place(struct odb_object **out, struct odb *db,
+		   git_repository *git, struct odb_place at)
+{
+	struct obj *o = NULL;
+	int rc;
+
+	*out = NULL;
+	if (at.pack >= db->npacks)
+		return error_set("internal error: no pack %u", at.pack);
+	atomic_fetch_add(&db->reads, 1);
+	if ((rc = read_at(&o, db, git, at.pack, at.offset, 0)) < 0)
+		return rc;
 	*out = &o->pub;
 	return 0;
 }

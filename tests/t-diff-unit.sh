@@ -21,8 +21,8 @@ unit_setup t-diff-unit
 command -v git >/dev/null || fail "git is missing"
 
 build() {
-	unit_build "$1" libgit2 -O2 "${@:2}" tests/unit/diff_test.c \
-		src/diff.c src/error.c
+	unit_build "$1" "libgit2 libdeflate" -O2 "${@:2}" tests/unit/diff_test.c \
+		src/diff.c src/odb.c src/error.c
 }
 build "$tmp/vs_libgit2" -DDIFF_SPACE_LIKE_LIBGIT2
 build "$tmp/vs_git"
@@ -91,6 +91,72 @@ build "$tmp/vs_libgit2_tiny" -DDIFF_SPACE_LIKE_LIBGIT2 -DDICT_MAX_IDS=500 \
 if [ -n "$gitdir" ]; then
 	"$tmp/vs_libgit2_tiny" pairs "$gitdir" <"$tmp/own.chains" ||
 		fail "file histories differ from libgit2 with a tiny dictionary"
+fi
+
+# Lines numbered straight from pack deltas (diff_stored) against the
+# blobs' bytes: a history whose deltas cut lines everywhere (random edits,
+# no final newline, CRLF, a line longer than a 64 KiB copy, 200 KB files
+# copied in 64 KiB pieces, empty versions, a last line cut short), loose,
+# then packed with offset and with name deltas, with room for few tables
+# and with a dictionary that starts over all the time; then the tmux
+# mirror's file histories.
+build "$tmp/stored" -DDICT_MAX_IDS=50000 -DDICT_MAX_TEXT=1048576
+build "$tmp/stored_tiny" -DPLACED=4 -DPLACED_BYTES=4096 -DDICT_MAX_IDS=500 \
+	-DDICT_MAX_TEXT=8192
+d=$tmp/deltas
+git init -q "$d"
+(
+	cd "$d"
+	export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@x GIT_COMMITTER_NAME=a \
+		GIT_COMMITTER_EMAIL=a@x
+	for i in $(seq 1 60); do
+		awk -v i="$i" 'BEGIN { srand(i); n = 300 + int(rand() * 200)
+			for (k = 0; k < n; k++) {
+				r = rand()
+				if (r < 0.05) printf "changed %d %d\n", i, k
+				else if (r < 0.08) printf "\n"
+				else printf "\tline %d of the file\n", k }
+			printf "last line %d", i % 7 }' >edits.c
+		awk -v i="$i" 'BEGIN { for (k = 0; k < 400; k++)
+			printf "crlf %d %s\r\n", k, (k % 50 == i % 50) ? i : "" }' \
+			>crlf.txt
+		if [ $((i % 9)) = 0 ]; then : >sometimes; else
+			seq 1 $((i * 13)) >sometimes; fi
+		{ head -c $((70000 + i * 3)) /dev/zero | tr '\0' 'y'
+		  echo; echo "after $i"; } >longline
+		{ seq 1 40000; echo "end $i"; seq 1 $((i % 3)); } >long.txt
+		printf 'no newline %d\nstill %d' "$((i / 2))" "$i" >nonl
+		# The old version's last line is a prefix of the new one's.
+		{ seq 1 300; printf 'still 1%s' "$([ "$i" = 60 ] && echo 2345)"; } \
+			>prefix
+		git add -A
+		git commit -q -m "commit $i"
+	done
+)
+pairs "$d/.git" >"$tmp/deltas.pairs"
+chains "$d/.git" "" 100000 >>"$tmp/deltas.pairs"
+[ "$(wc -l <"$tmp/deltas.pairs")" -gt 500 ] || fail "too few blob pairs"
+stored_check() {
+	local label=$1 out
+	shift
+	for t in stored stored_tiny; do
+		out=$("$tmp/$t" stored "$@" <"$tmp/deltas.pairs") ||
+			fail "$label ($t): $out"
+	done
+	echo "t-diff-unit: $label: $out"
+}
+stored_check loose "$d"
+git -C "$d" repack -q -a -d -f --depth=50 --window=50
+[ "$(git -C "$d" count-objects | cut -d' ' -f1)" = 0 ] ||
+	git -C "$d" prune --expire=now
+stored_check "offset deltas" "$d"
+git -C "$d" -c repack.useDeltaBaseOffset=false repack -q -a -d -f \
+	--depth=50 --window=50
+stored_check "name deltas" "$d"
+repo=/work/.mirror/tmux+tmux/repo
+if [ -d "$repo" ]; then
+	chains "$repo" "" "${DIFF_PAIRS:-1000}" >"$tmp/deltas.pairs"
+	stored_check "tmux" "$repo"
 fi
 
 # The build as shipped against git on \v and \f.

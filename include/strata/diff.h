@@ -11,6 +11,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <git2.h>
+
+struct odb;
 
 /*
  * One hunk. Starts are 0-based line numbers. A hunk with old_count == 0 is
@@ -58,6 +61,23 @@ struct diff_blob {
 /* diff_buffers() on two blobs, reusing what it knows of keyed ones. */
 int diff_blobs(struct diff_result *out, const struct diff_blob *a,
 	       const struct diff_blob *b, unsigned flags);
+
+/*
+ * diff_blobs() without -w on blobs a (old) and b (new) of db, read with
+ * the calling thread's handle git. A blob stored in a pack is not built:
+ * its lines are numbered from its delta base's and the delta's, and each
+ * thread keeps the numbered lines of the pack entries it has met (delta
+ * bases included, up to about 24 MiB). The blobs' line counts go to
+ * *alines and *blines (either may be NULL). Errors: "unable to read blob
+ * 'HEX'" and the reason.
+ */
+int diff_stored(struct diff_result *out, struct odb *db, git_repository *git,
+		const git_oid *a, const git_oid *b, uint32_t *alines,
+		uint32_t *blines);
+
+/* The line count of blob `oid`, as diff_stored() numbers it. */
+int diff_stored_lines(uint32_t *out, struct odb *db, git_repository *git,
+		      const git_oid *oid);
 
 void diff_result_release(struct diff_result *r);
 

@@ -18,7 +18,9 @@
 #define STRATA_ODB_H
 
 #include <git2.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct odb;
 
@@ -65,6 +67,75 @@ int odb_read(struct odb_object **out, struct odb *db, git_repository *git,
 
 /* Drop a reference; NULL is fine. */
 void odb_object_free(struct odb_object *obj);
+
+/*
+ * Stored forms, for a reader that works on deltas itself: diff.c numbers
+ * a blob's lines from its delta base's numbers and the delta, without
+ * building the blob's bytes. An entry of a pack is named by its place.
+ */
+struct odb_place {
+	uint32_t pack;
+	uint64_t offset;
+};
+
+enum odb_form {
+	ODB_WHOLE,      /* the object itself, deflated */
+	ODB_DELTA,      /* a delta against `base`, an entry of the same pack */
+	ODB_OTHER       /* anything else: read it with odb_read_place() */
+};
+
+struct odb_stored {
+	enum odb_form form;
+	struct odb_place at, base;
+	git_object_t type;          /* ODB_WHOLE's */
+	size_t size;                /* what the entry inflates to */
+};
+
+/* Where `oid` is stored: 0, or GIT_ENOTFOUND when it is in no pack. */
+int odb_locate(struct odb_place *out, const struct odb *db,
+	       const git_oid *oid);
+
+/* The form of the entry at `at`. Errors: a corrupt entry. */
+int odb_stored_at(struct odb_stored *out, const struct odb *db,
+		  struct odb_place at);
+
+/*
+ * Inflate entry s (ODB_WHOLE or ODB_DELTA) into buf, which has room for
+ * s->size bytes. Safe to call from several threads at once.
+ */
+int odb_stored_inflate(unsigned char *buf, const struct odb *db,
+		       const struct odb_stored *s);
+
+/*
+ * Reading a delta (as odb_stored_inflate() gives it): its two sizes, then
+ * its instructions one by one.
+ */
+struct odb_delta {
+	const unsigned char *d, *end;
+	size_t base_len, len;       /* of the base, of the object it makes */
+	size_t at;                  /* bytes made so far */
+};
+
+/* Start reading delta d[0, n). Returns false when its header is bad. */
+bool odb_delta_start(struct odb_delta *it, const unsigned char *d, size_t n);
+
+enum odb_op {
+	ODB_OP_END,                 /* done: every byte made */
+	ODB_OP_COPY,                /* the base's bytes [*off, *off + *n) */
+	ODB_OP_INSERT,              /* the *n bytes at *lit */
+	ODB_OP_BAD                  /* malformed */
+};
+
+/* The next instruction, checked against both sizes. */
+enum odb_op odb_delta_next(struct odb_delta *it, size_t *off, size_t *n,
+			   const unsigned char **lit);
+
+/* Set the error for a corrupt entry at `at` and return it. */
+int odb_place_corrupt(const struct odb *db, struct odb_place at);
+
+/* odb_read() of the object at a place (through the cache). */
+int odb_read_place(struct odb_object **out, struct odb *db,
+		   git_repository *git, struct odb_place at);
 
 /*
  * The commits that lead the packs. git writes a pack's commits (and tags)

@@ -23,6 +23,8 @@
 #include <time.h>
 
 #include "strata/diff.h"
+#include "strata/error.h"
+#include "strata/odb.h"
 
 /* ---- the oracle ------------------------------------------------------- */
 
@@ -855,6 +857,78 @@ static int pairs(const char *gitdir, int argc, char **argv)
 	return mismatched ? 1 : 0;
 }
 
+/* ---- blobs read from their pack deltas --------------------------------- */
+
+/*
+ * diff_stored() on each pair "OLD NEW" of stdin must give the hunks that
+ * diff_buffers() gives on the blobs' bytes (as libgit2 reads them), and
+ * their line counts.
+ */
+static int stored(const char *gitdir)
+{
+	git_repository *repo;
+	struct odb *db;
+	char l[256], x[64], y[64];
+	unsigned long n = 0, bad = 0, hunks = 0;
+
+	if (git_repository_open(&repo, gitdir) < 0 ||
+	    odb_open(&db, repo, 0) < 0) {
+		fprintf(stderr, "unable to open '%s'\n", gitdir);
+		return 2;
+	}
+	while (fgets(l, sizeof(l), stdin)) {
+		git_oid ox, oy;
+		git_blob *a, *b;
+		uint32_t al = 0, bl = 0, cl = 0;
+		size_t k;
+		int differ;
+
+		if (sscanf(l, "%63s %63s", x, y) != 2 ||
+		    git_oid_fromstr(&ox, x) < 0 || git_oid_fromstr(&oy, y) < 0)
+			continue;
+		if (git_blob_lookup(&a, repo, &ox) < 0)
+			continue;
+		if (git_blob_lookup(&b, repo, &oy) < 0) {
+			git_blob_free(a);
+			continue;
+		}
+		if (diff_buffers(&theirs, git_blob_rawcontent(a),
+				 (size_t)git_blob_rawsize(a),
+				 git_blob_rawcontent(b),
+				 (size_t)git_blob_rawsize(b), 0) < 0 ||
+		    diff_stored(&ours, db, repo, &ox, &oy, &al, &bl) < 0 ||
+		    diff_stored_lines(&cl, db, repo, &oy) < 0) {
+			fprintf(stderr, "%.12s %.12s: %s\n", x, y, error_last());
+			bad++;
+			goto next;
+		}
+		differ = ours.n != theirs.n ||
+			 al != diff_count_lines(git_blob_rawcontent(a),
+						(size_t)git_blob_rawsize(a)) ||
+			 bl != diff_count_lines(git_blob_rawcontent(b),
+						(size_t)git_blob_rawsize(b)) ||
+			 cl != bl;
+		for (k = 0; !differ && k < ours.n; k++)
+			differ = memcmp(&ours.hunks[k], &theirs.hunks[k],
+					sizeof(ours.hunks[k])) != 0;
+		if (differ) {
+			fprintf(stderr, "%.12s %.12s: stored blobs diff "
+				"otherwise\n", x, y);
+			bad++;
+		}
+		hunks += ours.n;
+		n++;
+next:
+		git_blob_free(a);
+		git_blob_free(b);
+	}
+	printf("stored: %lu pairs, %lu hunks, %lu mismatches\n", n, hunks,
+	       bad);
+	odb_free(db);
+	git_repository_free(repo);
+	return bad || !n ? 1 : 0;
+}
+
 /* ---- against git itself ---------------------------------------------- */
 
 static char *slurp(const char *path, size_t *n)
@@ -951,6 +1025,8 @@ int main(int argc, char **argv)
 		rc = synth(argc > 2 ? (unsigned)atoi(argv[2]) : 50);
 	else if (argc >= 3 && !strcmp(argv[1], "pairs"))
 		rc = pairs(argv[2], argc, argv);
+	else if (argc == 3 && !strcmp(argv[1], "stored"))
+		rc = stored(argv[2]);
 	else if (argc >= 4 && !strcmp(argv[1], "hunks"))
 		rc = hunks(argv[2], argv[3], argc > 4 ?
 			   DIFF_IGNORE_WHITESPACE : 0);
@@ -959,6 +1035,7 @@ int main(int argc, char **argv)
 	else
 		fprintf(stderr, "usage: diff_test synth [ROUNDS] | "
 				"diff_test pairs GITDIR [-v] [-t] | "
+				"diff_test stored GITDIR | "
 				"diff_test hunks A B [-w] | "
 				"diff_test gen DIR COUNT\n");
 	diff_result_release(&ours);
