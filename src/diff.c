@@ -215,9 +215,9 @@ struct table {
 struct placed {
 	struct table *t;        /* PLACED of them, once used */
 	int bucket[PLACE_BUCKETS];
-	int head, tail;         /* most recently used first */
+	int head, tail;         /* those in use, most recently used first */
+	int free;               /* the others, empty, through `next` */
 	size_t bytes;           /* of the starts and numbers they hold */
-	int nfree;              /* t[0, nfree) have been handed out */
 };
 
 /* Everything one thread's calls need, kept from call to call. */
@@ -455,11 +455,15 @@ static inline bool same_bytes(const unsigned char *a, const unsigned char *b,
 {
 	size_t i;
 
-	if (n > 16)
+	if (n > 64)
 		return !memcmp(a, b, n);
-	if (n >= 8)
-		return load64(a) == load64(b) &&
-		       load64(a + n - 8) == load64(b + n - 8);
+	if (n >= 8) {
+		/* Words, the last one overlapping: most lines are short. */
+		for (i = 0; i + 8 < n; i += 8)
+			if (load64(a + i) != load64(b + i))
+				return false;
+		return load64(a + n - 8) == load64(b + n - 8);
+	}
 	for (i = 0; i < n; i++)
 		if (a[i] != b[i])
 			return false;
@@ -1101,12 +1105,10 @@ static int placed_init(struct placed *P)
 		return 0;
 	if (!(P->t = calloc(PLACED, sizeof(*P->t))))
 		return -1;
-	for (i = 0; i < PLACED; i++) {
-		P->t[i].prev = i - 1;
+	for (i = 0; i < PLACED; i++)
 		P->t[i].next = i + 1 < PLACED ? i + 1 : -1;
-	}
-	P->head = 0;
-	P->tail = PLACED - 1;
+	P->free = 0;
+	P->head = P->tail = -1;
 	placed_clear(P);
 	return 0;
 }
@@ -1133,17 +1135,25 @@ static void lru_unlink(struct placed *P, int i)
 		P->tail = t->prev;
 }
 
-static void lru_front(struct placed *P, int i)
+static void lru_push(struct placed *P, int i)
 {
 	struct table *t = &P->t[i];
 
+	t->prev = -1;
+	t->next = P->head;
+	if (P->head >= 0)
+		P->t[P->head].prev = i;
+	else
+		P->tail = i;
+	P->head = i;
+}
+
+static void lru_front(struct placed *P, int i)
+{
 	if (P->head == i)
 		return;
 	lru_unlink(P, i);
-	t->prev = -1;
-	t->next = P->head;
-	P->t[P->head].prev = i;
-	P->head = i;
+	lru_push(P, i);
 }
 
 /* Take table i out of its bucket (`keyed`: it is in one). */
@@ -1183,14 +1193,20 @@ static struct table *placed_take(struct ctx *c, struct odb_place at)
 {
 	struct placed *P = &c->placed;
 	struct table *t;
-	int i = P->tail;
+	int i = P->free;
 	unsigned b = place_bucket(at);
 
-	while (P->t[i].pins)
-		i = P->t[i].prev;
+	if (i >= 0) {
+		P->free = P->t[i].next;
+		lru_push(P, i);
+	} else {
+		/* The oldest, whose arrays are reused. */
+		for (i = P->tail; P->t[i].pins; i = P->t[i].prev)
+			;
+		bucket_unlink(P, i);
+		lru_front(P, i);
+	}
 	t = &P->t[i];
-	bucket_unlink(P, i);
-	lru_front(P, i);
 	t->at = at;
 	t->keyed = true;
 	t->hnext = P->bucket[b];
@@ -1202,25 +1218,28 @@ static struct table *placed_take(struct ctx *c, struct odb_place at)
 	return t;
 }
 
-/* Count t's arrays, then give back the oldest tables' past the bound. */
+/*
+ * Count t's arrays, then free the oldest tables (to the free list) while
+ * they hold more than the bound.
+ */
 static void placed_account(struct placed *P, struct table *t)
 {
-	int i;
+	int i, prev;
 
 	P->bytes += (t->cap - t->counted) * 2 * sizeof(uint32_t);
 	t->counted = t->cap;
-	for (i = P->tail; i >= 0 && P->bytes > PLACED_BYTES;
-	     i = P->t[i].prev) {
+	for (i = P->tail; i >= 0 && P->bytes > PLACED_BYTES; i = prev) {
 		struct table *o = &P->t[i];
-		int prev = o->prev, next = o->next;
 
-		if (o->pins || o == t || !o->cap)
+		prev = o->prev;
+		if (o->pins || o == t)
 			continue;
 		bucket_unlink(P, i);
+		lru_unlink(P, i);
 		P->bytes -= o->counted * 2 * sizeof(uint32_t);
 		table_free(o);
-		o->prev = prev;
-		o->next = next;
+		o->next = P->free;
+		P->free = i;
 	}
 }
 
@@ -1249,17 +1268,81 @@ static inline const unsigned char *line_text(const struct dict *d,
  */
 static long line_at(const struct table *b, size_t pos, long *hint)
 {
-	long h = *hint, n = (long)b->n, i;
+	long h = *hint, n = (long)b->n, lo, hi, step = 1;
 
 	if (h < n && b->off[h] <= pos) {
 		if (pos < b->off[h + 1])
 			return h;
-		i = first_start_from(b->off, h + 1, n, pos + 1) - 1;
+		/* Forward, in growing steps: lines [h, lo] start at or before pos. */
+		lo = h + 1;
+		for (;;) {
+			hi = lo + step;
+			if (hi >= n) {
+				hi = n;
+				break;
+			}
+			if (b->off[hi] > pos)
+				break;
+			lo = hi;
+			step *= 2;
+		}
 	} else {
-		i = first_start_from(b->off, 0, h < n ? h : n, pos + 1) - 1;
+		lo = 0;
+		hi = h < n ? h : n;
 	}
-	*hint = i;
-	return i;
+	*hint = first_start_from(b->off, lo, hi, pos + 1) - 1;
+	return *hint;
+}
+
+/*
+ * The end of the run of b's whole lines (ending in a newline) from line i,
+ * which starts at or before `end`, to `end`: the first line from i on
+ * that ends after it (or has no newline). Galloping, then halving: most
+ * copies are short, some hold thousands of lines.
+ */
+static long whole_lines_end(const struct table *b, long i, size_t end)
+{
+	long last = (long)b->n - (b->nl_end ? 0 : 1), lo = i, step = 1, hi;
+
+	/* Invariant: lines [i, lo) end within end. */
+	for (;;) {
+		hi = lo + step;
+		if (hi > last) {
+			hi = last;
+			break;
+		}
+		if (b->off[hi] > end)
+			break;
+		lo = hi;
+		step *= 2;
+	}
+	/* Line hi - 1 ends past end, or hi == last; find the first such. */
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (b->off[mid + 1] <= end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* to[x] = from[x] + shift for x in [0, n). */
+static void move_starts(uint32_t *to, const uint32_t *from, long n,
+			uint32_t shift)
+{
+	long x = 0;
+
+#ifdef __SSE2__
+	__m128i d = _mm_set1_epi32((int)shift);
+
+	for (; x + 4 <= n; x += 4)
+		_mm_storeu_si128((__m128i *)(to + x), _mm_add_epi32(
+			_mm_loadu_si128((const __m128i *)(from + x)), d));
+#endif
+	for (; x < n; x++)
+		to[x] = from[x] + shift;
 }
 
 /* A line of the new table that is not yet complete. */
@@ -1389,21 +1472,14 @@ static int delta_copy(struct ctx *c, struct table *t, struct pend *p,
 			continue;
 		}
 		/* Whole lines from i on: the base's, moved. */
-		{
-			long last = (long)b->n - (b->nl_end ? 0 : 1), most;
-			uint32_t *off, *id;
-
-			most = last - i;
-			if ((size_t)most > end - cur)
-				most = (long)(end - cur);
-			if (table_room(t, t->n + (size_t)most) < 0)
+		k = whole_lines_end(b, i, end);
+		if (k > i) {
+			if (table_room(t, t->n + (size_t)(k - i)) < 0)
 				return -1;
-			off = t->off + t->n;
-			id = t->id + t->n;
-			for (k = i; k < last && b->off[k + 1] <= end; k++) {
-				off[k - i] = (uint32_t)(b->off[k] + shift);
-				id[k - i] = b->id[k];
-			}
+			move_starts(t->off + t->n, b->off + i, k - i,
+				    (uint32_t)shift);
+			memcpy(t->id + t->n, b->id + i,
+			       (size_t)(k - i) * sizeof(*t->id));
 			t->n += (uint32_t)(k - i);
 			cur = b->off[k];
 			*hint = k;
@@ -1641,19 +1717,54 @@ static int side_view(struct ctx *c, int which, const struct table *t,
 	return 0;
 }
 
+/* How many of the n numbers from p and q on are equal, from the first. */
+static long equal_run(const uint32_t *p, const uint32_t *q, long n)
+{
+	long k = 0;
+
+#ifdef __SSE2__
+	for (; k + 4 <= n; k += 4) {
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi32(
+			_mm_loadu_si128((const __m128i *)(p + k)),
+			_mm_loadu_si128((const __m128i *)(q + k))));
+
+		if (m != 0xffff)
+			return k + __builtin_ctz(~m) / 4;
+	}
+#endif
+	while (k < n && p[k] == q[k])
+		k++;
+	return k;
+}
+
+/* How many of the n numbers before p and q are equal, from the last. */
+static long equal_run_back(const uint32_t *p, const uint32_t *q, long n)
+{
+	long k = 0;
+
+#ifdef __SSE2__
+	for (; k + 4 <= n; k += 4) {
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi32(
+			_mm_loadu_si128((const __m128i *)(p - k - 4)),
+			_mm_loadu_si128((const __m128i *)(q - k - 4))));
+
+		if (m != 0xffff)
+			return k + 3 - (31 - __builtin_clz(~m & 0xffff)) / 4;
+	}
+#endif
+	while (k < n && p[-1 - k] == q[-1 - k])
+		k++;
+	return k;
+}
+
 /* The equal records at both ends, as xdl_trim_ends finds them. */
 static void trim_ends(const struct ctx *c, long *head, long *tail)
 {
 	const struct side *a = &c->s[0], *b = &c->s[1];
-	long na = a->n, nb = b->n, lim = na < nb ? na : nb, p = 0, s = 0;
+	long na = a->n, nb = b->n, lim = na < nb ? na : nb;
 
-	while (p < lim && a->cls[p] == b->cls[p])
-		p++;
-	lim -= p;
-	while (s < lim && a->cls[na - 1 - s] == b->cls[nb - 1 - s])
-		s++;
-	*head = p;
-	*tail = s;
+	*head = equal_run(a->cls, b->cls, lim);
+	*tail = equal_run_back(a->cls + na, b->cls + nb, lim - *head);
 }
 
 /*
@@ -2557,14 +2668,13 @@ int diff_buffers(struct diff_result *out, const char *a, size_t alen,
 static size_t tables_tail(const struct dict *d, const struct table *a,
 			  const struct table *b)
 {
-	long i = (long)a->n, j = (long)b->n;
-	size_t same = 0, ka, kb;
+	long i = (long)a->n, j = (long)b->n, k;
+	size_t same, ka, kb;
 
-	while (i > 0 && j > 0 && a->id[i - 1] == b->id[j - 1]) {
-		same += a->off[i] - a->off[i - 1];
-		i--;
-		j--;
-	}
+	k = equal_run_back(a->id + i, b->id + j, i < j ? i : j);
+	i -= k;
+	j -= k;
+	same = a->len - a->off[i];
 	/* Then byte by byte, from the ends of the first lines that differ. */
 	if (!i || !j)
 		return same;
