@@ -1404,20 +1404,61 @@ static int delta_insert(struct ctx *c, struct table *t, struct pend *p,
 			const struct table *b, const unsigned char *lit,
 			size_t n, size_t out)
 {
-	const unsigned char *q = lit, *e = lit + n;
+	const unsigned char *q = lit, *e = lit + n, *nl;
+	struct dict *d = &c->dict;
+	uint32_t first, x;
+	uint64_t *h;
 
-	if (p->len && pend_bytes(c, p, b) < 0)
-		return -1;
-	while (q < e) {
-		const unsigned char *nl = memchr(q, '\n', (size_t)(e - q));
-		size_t k = nl ? (size_t)(nl + 1 - q) : (size_t)(e - q);
+	/* The end of a line begun before. */
+	if (p->len) {
+		size_t k;
 
-		if (!p->len)
-			p->start = out + (size_t)(q - lit);
+		if (pend_bytes(c, p, b) < 0)
+			return -1;
+		nl = memchr(q, '\n', n);
+		k = nl ? (size_t)(nl + 1 - q) : n;
 		if (pend_add(c, p, q, k) < 0)
 			return -1;
 		q += k;
 		if (nl && pend_close(c, t, p) < 0)
+			return -1;
+	}
+	/*
+	 * Whole lines, looked up where they are: their starts first (and
+	 * their lengths where their numbers go), then their hashes, so that
+	 * the lookups can load their slots early, as table_build() does.
+	 */
+	first = t->n;
+	while (q < e && (nl = memchr(q, '\n', (size_t)(e - q))) != NULL) {
+		if (put_line(t, out + (size_t)(q - lit),
+			     (uint32_t)(nl + 1 - q)) < 0)
+			return -1;
+		q = nl + 1;
+	}
+	if (t->n > first) {
+		if (!(h = reserve(&c->hashes, (t->n - first) * sizeof(*h))))
+			return -1;
+		for (x = first; x < t->n; x++)
+			h[x - first] = hash_bytes(lit + (t->off[x] - out),
+						  t->id[x], e);
+		for (x = first; x < t->n; x++) {
+			const unsigned char *at = lit + (t->off[x] - out);
+
+#if defined(__GNUC__)
+			if (x + 8 < t->n && d->slot)
+				__builtin_prefetch(
+					&d->slot[h[x + 8 - first] >> d->shift]);
+#endif
+			if ((t->id[x] = intern_hashed(d, at, t->id[x],
+						      h[x - first])) == NO_ID)
+				return -1;
+		}
+	}
+	/* The start of a line that goes on. */
+	if (q < e) {
+		p->start = out + (size_t)(q - lit);
+		p->line = -1;
+		if (pend_add(c, p, q, (size_t)(e - q)) < 0)
 			return -1;
 	}
 	return 0;
