@@ -96,7 +96,8 @@ fi
 # Lines numbered straight from pack deltas (diff_stored) against the
 # blobs' bytes: a history whose deltas cut lines everywhere (random edits,
 # no final newline, CRLF, a line longer than a 64 KiB copy, 200 KB files
-# copied in 64 KiB pieces, empty versions, a last line cut short), loose,
+# copied in 64 KiB pieces, empty versions, a last line cut short, a
+# last line without a newline that the next delta goes on with), loose,
 # then packed with offset and with name deltas, with room for few tables
 # and with a dictionary that starts over all the time; then the tmux
 # mirror's file histories.
@@ -132,6 +133,16 @@ git init -q "$d"
 		git add -A
 		git commit -q -m "commit $i"
 	done
+	# A chain of three in which a delta's last line, longer than one
+	# copy and without a newline, goes on in the next delta.
+	L="a last line without a newline: $(seq 1 20000 | tr '\n' ' ')"
+	{ seq 1 150 | sed 's/^/other /'; seq 1000 3000; seq 5000 5600
+	  printf '%s' "$L"; } >chain
+	git add chain && git commit -q -m R
+	{ seq 1 150 | sed 's/^/alpha /'; seq 1000 3000; printf '%s' "$L"; } >chain
+	git add chain && git commit -q -m X
+	{ seq 1 150 | sed 's/^/alpha /'; printf '%s, and more\n' "$L"; } >chain
+	git add chain && git commit -q -m Y
 )
 pairs "$d/.git" >"$tmp/deltas.pairs"
 chains "$d/.git" "" 100000 >>"$tmp/deltas.pairs"
