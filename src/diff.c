@@ -1263,69 +1263,56 @@ static inline const unsigned char *line_text(const struct dict *d,
 }
 
 /*
- * The last line of b that starts at or before pos (< b->len), looking
- * first where the last one was found: a delta's copies mostly go forward.
+ * The first index in [lo, limit) whose start is after pos, or limit, where
+ * off[lo] <= pos: in steps of 1, 2, 4... from lo, then halving the last
+ * step. Most answers are near lo; a few are thousands of lines away.
  */
-static long line_at(const struct table *b, size_t pos, long *hint)
+static long first_after(const uint32_t *off, long lo, long limit, size_t pos)
 {
-	long h = *hint, n = (long)b->n, lo, hi, step = 1;
+	long step = 1, hi;
 
-	if (h < n && b->off[h] <= pos) {
-		if (pos < b->off[h + 1])
-			return h;
-		/* Forward, in growing steps: lines [h, lo] start at or before pos. */
-		lo = h + 1;
-		for (;;) {
-			hi = lo + step;
-			if (hi >= n) {
-				hi = n;
-				break;
-			}
-			if (b->off[hi] > pos)
-				break;
-			lo = hi;
-			step *= 2;
-		}
-	} else {
-		lo = 0;
-		hi = h < n ? h : n;
-	}
-	*hint = first_start_from(b->off, lo, hi, pos + 1) - 1;
-	return *hint;
-}
-
-/*
- * The end of the run of b's whole lines (ending in a newline) from line i,
- * which starts at or before `end`, to `end`: the first line from i on
- * that ends after it (or has no newline). Galloping, then halving: most
- * copies are short, some hold thousands of lines.
- */
-static long whole_lines_end(const struct table *b, long i, size_t end)
-{
-	long last = (long)b->n - (b->nl_end ? 0 : 1), lo = i, step = 1, hi;
-
-	/* Invariant: lines [i, lo) end within end. */
 	for (;;) {
 		hi = lo + step;
-		if (hi > last) {
-			hi = last;
+		if (hi >= limit) {
+			hi = limit;
 			break;
 		}
-		if (b->off[hi] > end)
+		if (off[hi] > pos)
 			break;
 		lo = hi;
 		step *= 2;
 	}
-	/* Line hi - 1 ends past end, or hi == last; find the first such. */
-	while (lo < hi) {
-		long mid = lo + (hi - lo) / 2;
+	return first_start_from(off, lo, hi, pos + 1);
+}
 
-		if (b->off[mid + 1] <= end)
-			lo = mid + 1;
-		else
-			hi = mid;
+/*
+ * The last line of b that starts at or before pos (< b->len), looking
+ * first from where the last one was found: a delta's copies mostly go
+ * forward.
+ */
+static long line_at(const struct table *b, size_t pos, long *hint)
+{
+	long h = *hint, n = (long)b->n;
+
+	if (h < n && b->off[h] <= pos) {
+		if (pos < b->off[h + 1])
+			return h;
+		*hint = first_after(b->off, h + 1, n, pos) - 1;
+	} else {
+		*hint = first_start_from(b->off, 0, h < n ? h : n, pos + 1) - 1;
 	}
-	return lo;
+	return *hint;
+}
+
+/*
+ * The end of the run of b's whole lines (those ending in a newline) from
+ * line i, which starts at or before `end`, that end by `end`.
+ */
+static long whole_lines_end(const struct table *b, long i, size_t end)
+{
+	long last = (long)b->n - (b->nl_end ? 0 : 1);
+
+	return first_after(b->off, i, last + 1, end) - 1;
 }
 
 /* to[x] = from[x] + shift for x in [0, n). */
