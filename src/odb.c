@@ -1049,13 +1049,10 @@ done:
 static int read_oid(struct obj **out, struct odb *db, git_repository *git,
 		    const git_oid *oid, int depth)
 {
-	size_t i;
-	uint64_t offset;
+	struct odb_place at;
 
-	for (i = 0; i < db->npacks; i++)
-		if (pack_find(&db->packs[i], oid, &offset))
-			return read_at(out, db, git, (uint32_t)i, offset,
-				       depth);
+	if (odb_locate(&at, db, oid) == 0)
+		return read_at(out, db, git, at.pack, at.offset, depth);
 	return read_fallback(out, db, git, oid);
 }
 

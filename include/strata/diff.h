@@ -67,7 +67,7 @@ int diff_blobs(struct diff_result *out, const struct diff_blob *a,
  * the calling thread's handle git. A blob stored in a pack is not built:
  * its lines are numbered from its delta base's and the delta's, and each
  * thread keeps the numbered lines of the pack entries it has met (delta
- * bases included, up to about 24 MiB). The blobs' line counts go to
+ * bases included, up to 8 MiB). The blobs' line counts go to
  * *alines and *blines (either may be NULL). Errors: "unable to read blob
  * 'HEX'" and the reason.
  */
