@@ -967,9 +967,19 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 				rc = corrupt(p, cur);
 				goto done;
 			}
-			rc = read_oid(&base, db, git, &bid, depth + 1);
-			if (rc < 0)
+			if ((rc = read_oid(&base, db, git, &bid,
+					   depth + 1)) < 0) {
+				struct odb_place in_pack;
+
+				/*
+				 * A base that no pack holds and libgit2 cannot
+				 * read: this entry is damaged (a pack on disk
+				 * holds the bases of its name deltas).
+				 */
+				if (odb_locate(&in_pack, db, &bid) != 0)
+					rc = corrupt(p, cur);
 				goto done;
+			}
 			break;
 		}
 		if (n > 100000) {

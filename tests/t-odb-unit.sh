@@ -7,8 +7,8 @@
 # git prints it: loose (read through libgit2), packed with offset deltas,
 # with name deltas, with a version 1 index, with 64-bit offsets, through an
 # alternate object store, with a cache small enough to evict all the time
-# and from four threads at once. A damaged pack and a missing object must
-# give an error, never wrong content. Then the tmux mirror, when present.
+# and from four threads at once. A damaged pack (damaged names of delta
+# bases too) and a missing object must give an error, never wrong content. Then the tmux mirror, when present.
 set -eu
 
 # shellcheck source=tests/unit-lib.sh
@@ -185,6 +185,40 @@ if "$T" "$tmp/bad" <"$tmp/names" >/dev/null 2>"$tmp/err"; then
 fi
 grep -Eq "unable to read object '[0-9a-f]{40}': corrupt object at offset [0-9]+" \
 	"$tmp/err" || fail "damaged pack: $(cat "$tmp/err")"
+
+# Damage all over a pack of name deltas: where it hits a base's name, the
+# name is of no object, and that too is a corrupt entry, not a missing
+# object.
+nd=$tmp/nd
+git init -q "$nd"
+(
+	cd "$nd"
+	for i in $(seq 1 40); do
+		seq 1 $((200 + i * 7)) | sed "s/^$((i * 3))\$/changed $i/" >a.txt
+		git add a.txt
+		git commit -q -m "commit $i"
+	done
+	git -c repack.useDeltaBaseOffset=false repack -q -a -d -f \
+		--depth=50 --window=50
+)
+git -C "$nd" cat-file --batch-all-objects --batch-check='%(objectname)' \
+	>"$tmp/nd.names"
+p=$(ls "$nd"/.git/objects/pack/*.pack)
+size=$(stat -c %s "$p")
+for k in $(seq 0 40); do
+	rm -rf "$tmp/ndbad"
+	cp -r "$nd" "$tmp/ndbad"
+	q=$(ls "$tmp"/ndbad/.git/objects/pack/*.pack)
+	chmod u+w "$q"
+	printf '\377\377\377\377\377\377\377\377' |
+		dd of="$q" bs=1 seek=$((200 + k * (size - 400) / 40)) \
+			conv=notrunc 2>/dev/null
+	if "$T" "$tmp/ndbad" <"$tmp/nd.names" >/dev/null 2>"$tmp/err"; then
+		fail "damaged name deltas ($k): read without an error"
+	fi
+	grep -Eq "corrupt object at offset [0-9]+" "$tmp/err" ||
+		fail "damaged name deltas ($k): $(cat "$tmp/err")"
+done
 
 # Many objects in one pack (the search guesses where an id is, and falls
 # back to halving): every one is found, and ids next to them (the last
