@@ -1745,11 +1745,16 @@ static int side_view(struct ctx *c, int which, const struct table *t,
 	return 0;
 }
 
-/* How many of the n numbers from p and q on are equal, from the first. */
-static long equal_run(const uint32_t *p, const uint32_t *q, long n)
+/*
+ * How many numbers (classes) from p and q on are equal, at most n (maybe
+ * < 0): four at a time, for the long runs of the equal ends.
+ */
+static long equal_ahead(const uint32_t *p, const uint32_t *q, long n)
 {
 	long k = 0;
 
+	if (n <= 0 || p[0] != q[0])
+		return 0;       /* most of Myers' snakes */
 #ifdef __SSE2__
 	for (; k + 4 <= n; k += 4) {
 		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi32(
@@ -1765,11 +1770,13 @@ static long equal_run(const uint32_t *p, const uint32_t *q, long n)
 	return k;
 }
 
-/* How many of the n numbers before p and q are equal, from the last. */
-static long equal_run_back(const uint32_t *p, const uint32_t *q, long n)
+/* How many numbers right before p and q are equal, at most n. */
+static long equal_behind(const uint32_t *p, const uint32_t *q, long n)
 {
 	long k = 0;
 
+	if (n <= 0 || p[-1] != q[-1])
+		return 0;
 #ifdef __SSE2__
 	for (; k + 4 <= n; k += 4) {
 		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi32(
@@ -1791,8 +1798,8 @@ static void trim_ends(const struct ctx *c, long *head, long *tail)
 	const struct side *a = &c->s[0], *b = &c->s[1];
 	long na = a->n, nb = b->n, lim = na < nb ? na : nb;
 
-	*head = equal_run(a->cls, b->cls, lim);
-	*tail = equal_run_back(a->cls + na, b->cls + nb, lim - *head);
+	*head = equal_ahead(a->cls, b->cls, lim);
+	*tail = equal_behind(a->cls + na, b->cls + nb, lim - *head);
 }
 
 /*
@@ -2049,26 +2056,6 @@ static void give_up(const struct myers *m, const struct box *b, long flo,
 		set_cut(k, fx, fbest - fx, 1, 0);
 	else
 		set_cut(k, bx, bbest - bx, 0, 1);
-}
-
-/* How many classes from p and q on are equal, at most n (maybe < 0). */
-static inline long equal_ahead(const uint32_t *p, const uint32_t *q, long n)
-{
-	long k = 0;
-
-	while (k < n && p[k] == q[k])
-		k++;
-	return k;
-}
-
-/* How many classes right before p and q are equal, at most n. */
-static inline long equal_behind(const uint32_t *p, const uint32_t *q, long n)
-{
-	long k = 0;
-
-	while (k < n && p[-1 - k] == q[-1 - k])
-		k++;
-	return k;
 }
 
 /*
@@ -2699,7 +2686,7 @@ static size_t tables_tail(const struct dict *d, const struct table *a,
 	long i = (long)a->n, j = (long)b->n, k;
 	size_t same, ka, kb;
 
-	k = equal_run_back(a->id + i, b->id + j, i < j ? i : j);
+	k = equal_behind(a->id + i, b->id + j, i < j ? i : j);
 	i -= k;
 	j -= k;
 	same = a->len - a->off[i];
