@@ -2,8 +2,8 @@
 
 #include <limits.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,7 +99,6 @@ struct buf {
 
 #define NO_ID UINT32_MAX
 
-/* One of the two buffers being compared. */
 /*
  * The line dictionary: a number for every distinct line the thread has
  * met, kept from call to call. Equal lines (with -w, lines equal but for
@@ -111,6 +110,7 @@ struct line_entry {
 	uint32_t at, len;       /* its bytes in text (for -w, without spaces) */
 };
 
+/* One of the two buffers being compared. */
 struct side {
 	const unsigned char *buf;   /* NULL: the lines are the dictionary's */
 	const unsigned char *text;
@@ -762,18 +762,50 @@ static int table_split(struct table *t, const unsigned char *p, size_t len)
 	return 0;
 }
 
+/*
+ * Number lines [from, t->n) of t, without -w: line x is the bytes from
+ * p + t->off[x] - at to p + t->off[x + 1] - at (t->off[t->n] is set), in a
+ * buffer that ends at `end`. The hashes first, so that the lookups can
+ * load their slots early.
+ */
+static int number_lines(struct ctx *c, struct table *t, uint32_t from,
+			const unsigned char *p, size_t at,
+			const unsigned char *end)
+{
+	struct dict *d = &c->dict;
+	uint32_t x, n = t->n - from;
+	uint64_t *h;
+
+	if (!(h = reserve(&c->hashes, ((size_t)n + 1) * sizeof(*h))))
+		return -1;
+	for (x = 0; x < n; x++)
+		h[x] = hash_bytes(p + (t->off[from + x] - at),
+				  t->off[from + x + 1] - t->off[from + x], end);
+	for (x = 0; x < n; x++) {
+		uint32_t i = from + x;
+
+#if defined(__GNUC__)
+		if (x + 8 < n && d->slot)
+			__builtin_prefetch(&d->slot[h[x + 8] >> d->shift]);
+#endif
+		t->id[i] = intern_hashed(d, p + (t->off[i] - at),
+					 t->off[i + 1] - t->off[i], h[x]);
+		if (t->id[i] == NO_ID)
+			return -1;
+	}
+	return 0;
+}
+
 /* t for the blob p[0, len), from nothing. */
 static int table_build(struct ctx *c, struct table *t,
 		       const unsigned char *p, size_t len)
 {
-	struct dict *d = &c->dict;
-	uint64_t *h;
 	uint32_t i, n;
 
 	if (table_split(t, p, len) < 0)
 		return -1;
 	n = t->n;
-	if (d->ws) {
+	if (c->dict.ws) {
 		for (i = 0; i < n; i++) {
 			t->id[i] = intern(c, p + t->off[i],
 					  t->off[i + 1] - t->off[i], p + len);
@@ -782,23 +814,7 @@ static int table_build(struct ctx *c, struct table *t,
 		}
 		return 0;
 	}
-	/* The hashes first, so that the lookups can load their slots early. */
-	if (!(h = reserve(&c->hashes, ((size_t)n + 1) * sizeof(*h))))
-		return -1;
-	for (i = 0; i < n; i++)
-		h[i] = hash_bytes(p + t->off[i], t->off[i + 1] - t->off[i],
-				  p + len);
-	for (i = 0; i < n; i++) {
-#if defined(__GNUC__)
-		if (i + 8 < n && d->slot)
-			__builtin_prefetch(&d->slot[h[i + 8] >> d->shift]);
-#endif
-		t->id[i] = intern_hashed(d, p + t->off[i],
-					 t->off[i + 1] - t->off[i], h[i]);
-		if (t->id[i] == NO_ID)
-			return -1;
-	}
-	return 0;
+	return number_lines(c, t, 0, p, 0, p + len);
 }
 
 /* ---- copying a table from another version ----------------------------- */
@@ -1392,9 +1408,7 @@ static int delta_insert(struct ctx *c, struct table *t, struct pend *p,
 			size_t n, size_t out)
 {
 	const unsigned char *q = lit, *e = lit + n, *nl;
-	struct dict *d = &c->dict;
-	uint32_t first, x;
-	uint64_t *h;
+	uint32_t first;
 
 	/* The end of a line begun before. */
 	if (p->len) {
@@ -1410,36 +1424,17 @@ static int delta_insert(struct ctx *c, struct table *t, struct pend *p,
 		if (nl && pend_close(c, t, p) < 0)
 			return -1;
 	}
-	/*
-	 * Whole lines, looked up where they are: their starts first (and
-	 * their lengths where their numbers go), then their hashes, so that
-	 * the lookups can load their slots early, as table_build() does.
-	 */
+	/* Whole lines: their starts, then their numbers, looked up in place. */
 	first = t->n;
 	while (q < e && (nl = memchr(q, '\n', (size_t)(e - q))) != NULL) {
-		if (put_line(t, out + (size_t)(q - lit),
-			     (uint32_t)(nl + 1 - q)) < 0)
+		if (put_line(t, out + (size_t)(q - lit), 0) < 0)
 			return -1;
 		q = nl + 1;
 	}
 	if (t->n > first) {
-		if (!(h = reserve(&c->hashes, (t->n - first) * sizeof(*h))))
+		t->off[t->n] = (uint32_t)(out + (size_t)(q - lit));
+		if (number_lines(c, t, first, lit, out, e) < 0)
 			return -1;
-		for (x = first; x < t->n; x++)
-			h[x - first] = hash_bytes(lit + (t->off[x] - out),
-						  t->id[x], e);
-		for (x = first; x < t->n; x++) {
-			const unsigned char *at = lit + (t->off[x] - out);
-
-#if defined(__GNUC__)
-			if (x + 8 < t->n && d->slot)
-				__builtin_prefetch(
-					&d->slot[h[x + 8 - first] >> d->shift]);
-#endif
-			if ((t->id[x] = intern_hashed(d, at, t->id[x],
-						      h[x - first])) == NO_ID)
-				return -1;
-		}
 	}
 	/* The start of a line that goes on. */
 	if (q < e) {
