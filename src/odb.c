@@ -890,8 +890,8 @@ static struct obj *apply_delta(const struct obj *base,
 	return NULL;
 }
 
-static int read_oid(struct obj **out, struct odb *db, git_repository *git,
-		    const git_oid *oid, int depth);
+static int read_fallback(struct obj **out, struct odb *db,
+			 git_repository *git, const git_oid *oid);
 
 /* Name-delta bases in other packs, nested no deeper than this. */
 #define MAX_REF_DEPTH 16
@@ -951,6 +951,7 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 		if (e.type == T_OFS_DELTA) {
 			cur = e.base;
 		} else {
+			struct odb_place other;
 			git_oid bid;
 			uint64_t bo;
 
@@ -967,19 +968,18 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 				rc = corrupt(p, cur);
 				goto done;
 			}
-			if ((rc = read_oid(&base, db, git, &bid,
-					   depth + 1)) < 0) {
-				struct odb_place in_pack;
-
+			if (odb_locate(&other, db, &bid) == 0)
+				rc = read_at(&base, db, git, other.pack,
+					     other.offset, depth + 1);
+			else if (read_fallback(&base, db, git, &bid) < 0)
 				/*
 				 * A base that no pack holds and libgit2 cannot
 				 * read: this entry is damaged (a pack on disk
 				 * holds the bases of its name deltas).
 				 */
-				if (odb_locate(&in_pack, db, &bid) != 0)
-					rc = corrupt(p, cur);
+				rc = corrupt(p, cur);
+			if (rc < 0)
 				goto done;
-			}
 			break;
 		}
 		if (n > 100000) {
@@ -1057,12 +1057,12 @@ done:
 }
 
 static int read_oid(struct obj **out, struct odb *db, git_repository *git,
-		    const git_oid *oid, int depth)
+		    const git_oid *oid)
 {
 	struct odb_place at;
 
 	if (odb_locate(&at, db, oid) == 0)
-		return read_at(out, db, git, at.pack, at.offset, depth);
+		return read_at(out, db, git, at.pack, at.offset, 0);
 	return read_fallback(out, db, git, oid);
 }
 
@@ -1077,7 +1077,7 @@ int odb_read(struct odb_object **out, struct odb *db, git_repository *git,
 
 	*out = NULL;
 	atomic_fetch_add(&db->reads, 1);
-	if ((rc = read_oid(&o, db, git, oid, 0)) < 0) {
+	if ((rc = read_oid(&o, db, git, oid)) < 0) {
 		char msg[512];
 
 		snprintf(msg, sizeof(msg), "%s", error_last());
@@ -1110,21 +1110,31 @@ int odb_locate(struct odb_place *out, const struct odb *db,
 	return GIT_ENOTFOUND;
 }
 
+/* The pack of a place, or NULL (the error set). */
+static const struct pack *place_pack(const struct odb *db,
+				     struct odb_place at)
+{
+	if (at.pack < db->npacks)
+		return &db->packs[at.pack];
+	error_set("internal error: no pack %u", at.pack);
+	return NULL;
+}
+
 int odb_stored_at(struct odb_stored *out, const struct odb *db,
 		  struct odb_place at)
 {
-	const struct pack *p;
+	const struct pack *p = place_pack(db, at);
 	struct entry e;
 	int rc;
 
-	if (at.pack >= db->npacks)
-		return error_set("internal error: no pack %u", at.pack);
-	p = &db->packs[at.pack];
+	if (!p)
+		return STRATA_ERR;
 	if ((rc = parse_entry(&e, p, at.offset)) < 0)
 		return rc;
 	memset(out, 0, sizeof(*out));
 	out->at = at;
 	out->size = e.size;
+	out->data = e.data;
 	out->base.pack = at.pack;
 	if (e.type == T_OFS_DELTA) {
 		out->form = ODB_DELTA;
@@ -1146,22 +1156,22 @@ int odb_stored_at(struct odb_stored *out, const struct odb *db,
 int odb_stored_inflate(unsigned char *buf, const struct odb *db,
 		       const struct odb_stored *s)
 {
-	const struct pack *p = &db->packs[s->at.pack];
+	const struct pack *p = place_pack(db, s->at);
 	struct entry e;
-	int rc;
 
-	if ((rc = parse_entry(&e, p, s->at.offset)) < 0)
-		return rc;
-	if (e.size != s->size)
-		return corrupt(p, s->at.offset);
+	if (!p)
+		return STRATA_ERR;
+	memset(&e, 0, sizeof(e));
+	e.size = s->size;
+	e.data = s->data;
 	return inflate_entry(buf, p, &e, s->at.offset);
 }
 
 int odb_place_corrupt(const struct odb *db, struct odb_place at)
 {
-	if (at.pack >= db->npacks)
-		return error_set("internal error: no pack %u", at.pack);
-	return corrupt(&db->packs[at.pack], at.offset);
+	const struct pack *p = place_pack(db, at);
+
+	return p ? corrupt(p, at.offset) : STRATA_ERR;
 }
 
 int odb_read_place(struct odb_object **out, struct odb *db,
@@ -1171,8 +1181,8 @@ int odb_read_place(struct odb_object **out, struct odb *db,
 	int rc;
 
 	*out = NULL;
-	if (at.pack >= db->npacks)
-		return error_set("internal error: no pack %u", at.pack);
+	if (!place_pack(db, at))
+		return STRATA_ERR;
 	atomic_fetch_add(&db->reads, 1);
 	if ((rc = read_at(&o, db, git, at.pack, at.offset, 0)) < 0)
 		return rc;

@@ -89,6 +89,7 @@ struct odb_stored {
 	struct odb_place at, base;
 	git_object_t type;          /* ODB_WHOLE's */
 	size_t size;                /* what the entry inflates to */
+	size_t data;                /* where its deflated bytes start */
 };
 
 /* Where `oid` is stored: 0, or GIT_ENOTFOUND when it is in no pack. */
