@@ -3,7 +3,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1697,13 +1696,9 @@ static int stored_table(struct ctx *c, struct odb *db, git_repository *git,
 			(*out)->used = 0;
 		return rc;
 	}
-	if ((rc = placed_table(c, db, git, at, out)) < 0) {
-		char msg[512];
-
-		snprintf(msg, sizeof(msg), "%s", error_last());
-		return error_set("unable to read blob '%s': %s",
-				 git_oid_tostr_s(oid), msg);
-	}
+	if ((rc = placed_table(c, db, git, at, out)) < 0)
+		return error_prefix("unable to read blob '%s'",
+				    git_oid_tostr_s(oid));
 	return 0;
 }
 

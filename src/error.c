@@ -55,6 +55,29 @@ int error_git(const char *fmt, ...)
 	return STRATA_ERR;
 }
 
+int error_prefix(const char *fmt, ...)
+{
+	char was[sizeof(last)];
+	size_t len;
+	va_list ap;
+
+	memcpy(was, last, sizeof(last));
+	va_start(ap, fmt);
+	store(fmt, ap);
+	va_end(ap);
+	len = strlen(last);
+	if (len + 3 < sizeof(last)) {
+		size_t n = strlen(was), room = sizeof(last) - len - 3;
+
+		if (n > room)
+			n = room;   /* truncated, as store() truncates */
+		memcpy(last + len, ": ", 2);
+		memcpy(last + len + 2, was, n);
+		last[len + 2 + n] = '\0';
+	}
+	return STRATA_ERR;
+}
+
 int error_oom(void)
 {
 	snprintf(last, sizeof(last), "out of memory");

@@ -1077,13 +1077,9 @@ int odb_read(struct odb_object **out, struct odb *db, git_repository *git,
 
 	*out = NULL;
 	atomic_fetch_add(&db->reads, 1);
-	if ((rc = read_oid(&o, db, git, oid)) < 0) {
-		char msg[512];
-
-		snprintf(msg, sizeof(msg), "%s", error_last());
-		return error_set("unable to read %s '%s': %s", what,
-				 git_oid_tostr_s(oid), msg);
-	}
+	if ((rc = read_oid(&o, db, git, oid)) < 0)
+		return error_prefix("unable to read %s '%s'", what,
+				    git_oid_tostr_s(oid));
 	type = o->pub.type;
 	if (want != GIT_OBJECT_ANY && type != want) {
 		obj_decref(o);

@@ -30,6 +30,13 @@ int error_setc(int code, const char *fmt, ...)
 int error_git(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
+/*
+ * Put a message and ": " before the one stored ("unable to read blob 'X'"
+ * before the reason); returns STRATA_ERR.
+ */
+int error_prefix(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
 /* Store "out of memory"; returns STRATA_ENOMEM. */
 int error_oom(void);
 
