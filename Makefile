@@ -12,8 +12,13 @@ VERSION  = 0.1.0
 PREFIX  ?= /usr/local
 BINDIR   = $(PREFIX)/bin
 DATADIR  = $(PREFIX)/share/strata
+LIBDIR   = $(PREFIX)/lib/strata
 
-PKGS     = libgit2 libdeflate cairo pangocairo libpng libctemplate
+# The binary needs libgit2 and libdeflate; the charts and pages are
+# strata-publish.so, loaded by `strata report` only (include/strata/publish.h).
+CORE_PKGS = libgit2 libdeflate
+PUB_PKGS  = cairo pangocairo libpng libctemplate
+PKGS      = $(CORE_PKGS) $(PUB_PKGS)
 DEB_PKGS = libgit2-dev libdeflate-dev libcairo2-dev libpango1.0-dev libctemplate-dev libpng-dev \
 	   fonts-dejavu-core pkg-config git g++ make time bc libxml2-utils \
 	   chromium python3
@@ -33,32 +38,43 @@ CC      ?= cc
 CXX     ?= c++
 WARN     = -Wall -Wextra -Werror
 CPPFLAGS = -Iinclude -D_GNU_SOURCE -DSTRATA_VERSION='"$(VERSION)"' \
-	   -DSTRATA_DATADIR='"$(DATADIR)"'
+	   -DSTRATA_DATADIR='"$(DATADIR)"' -DSTRATA_LIBDIR='"$(LIBDIR)"'
 CFLAGS   = -std=c11 $(WARN) $(OPT) -g -pthread $(SANFLAGS)
 CXXFLAGS = -std=c++17 $(WARN) $(OPT) -g -pthread $(SANFLAGS)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CORE_LIBS  = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null)
+PUB_LIBS   = $(shell pkg-config --libs $(PUB_PKGS) 2>/dev/null)
 
-C_SRC   = $(sort $(wildcard src/*.c))
-CXX_SRC = $(sort $(wildcard src/*.cc))
-OBJ     = $(C_SRC:src/%.c=$(BUILD)/%.o) $(CXX_SRC:src/%.cc=$(BUILD)/%.o)
+PUB_SRC  = src/chart.c src/site.c src/template.cc
+C_SRC    = $(filter-out $(PUB_SRC),$(sort $(wildcard src/*.c)))
+CORE_OBJ = $(C_SRC:src/%.c=$(BUILD)/%.o)
+PUB_OBJ  = $(patsubst src/%.cc,$(BUILD)/%.o,$(PUB_SRC:src/%.c=$(BUILD)/%.o))
 
 .PHONY: all deps test check demo bench install clean FORCE
 
 all: strata
 
-# ./strata is the build last asked for (plain or SAN=1).
-strata: $(BUILD)/strata FORCE
+# ./strata and ./strata-publish.so are the build last asked for (plain or
+# SAN=1); the binary looks for the object beside itself.
+strata: $(BUILD)/strata $(BUILD)/strata-publish.so FORCE
 	@cmp -s $< $@ || cp $< $@
+	@cmp -s $(BUILD)/strata-publish.so strata-publish.so || \
+		cp $(BUILD)/strata-publish.so strata-publish.so
 
-$(BUILD)/strata: $(OBJ)
-	$(CXX) $(CXXFLAGS) -o $@ $(OBJ) $(PKG_LIBS) -lm
+# -rdynamic: strata-publish.so calls the binary's error_*() and tally_slug().
+$(BUILD)/strata: $(CORE_OBJ)
+	$(CC) $(CFLAGS) -rdynamic -o $@ $(CORE_OBJ) $(CORE_LIBS) -lm
+
+$(BUILD)/strata-publish.so: $(PUB_OBJ)
+	$(CXX) $(CXXFLAGS) -shared -o $@ $(PUB_OBJ) $(PUB_LIBS) -lm
+
+$(PUB_OBJ): PIC = -fPIC
 
 $(BUILD)/%.o: src/%.c $(wildcard include/strata/*.h) | $(BUILD)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(PIC) -c -o $@ $<
 
 $(BUILD)/%.o: src/%.cc $(wildcard include/strata/*.h) | $(BUILD)
-	$(CXX) $(CPPFLAGS) $(PKG_CFLAGS) $(CXXFLAGS) -c -o $@ $<
+	$(CXX) $(CPPFLAGS) $(PKG_CFLAGS) $(CXXFLAGS) $(PIC) -c -o $@ $<
 
 $(BUILD):
 	mkdir -p $@
@@ -93,13 +109,16 @@ bench: deps
 	$(MAKE) --no-print-directory strata
 	@tests/bench.sh "$(REPO)" "$(REV)" "$(JOBS)"
 
-# STRATA_BIN: install this binary instead (the tests install the one
-# under test without rebuilding).
+# STRATA_BIN: install this binary, and the strata-publish.so beside it,
+# instead (the tests install the build under test without rebuilding).
 STRATA_BIN ?= strata
+STRATA_PUB  = $(dir $(STRATA_BIN))strata-publish.so
 install: $(STRATA_BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates \
+		$(DESTDIR)$(LIBDIR)
 	install -m 755 $(STRATA_BIN) $(DESTDIR)$(BINDIR)/strata
+	install -m 644 $(STRATA_PUB) $(DESTDIR)$(LIBDIR)/strata-publish.so
 	install -m 644 templates/* $(DESTDIR)$(DATADIR)/templates/
 
 clean:
-	rm -rf build strata
+	rm -rf build strata strata-publish.so

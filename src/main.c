@@ -17,13 +17,12 @@
 #include <unistd.h>
 
 #include "strata/blame.h"
-#include "strata/chart.h"
 #include "strata/error.h"
 #include "strata/history.h"
+#include "strata/publish.h"
 #include "strata/releases.h"
 #include "strata/report.h"
 #include "strata/repository.h"
-#include "strata/site.h"
 #include "strata/tally.h"
 
 enum command { CMD_BLAME, CMD_TABLE, CMD_REPORT };
@@ -123,7 +122,9 @@ static const char usage_report[] =
 	"Publishes a report into DIR (default: output): data/ (CSV and JSON),\n"
 	"img/ (charts in SVG and PNG) and a static HTML site. The site is\n"
 	"built beside DIR and swapped in whole; strata refuses a non-empty DIR\n"
-	"that it did not create unless --force is given.\n"
+	"that it did not create unless --force is given. The charts and pages\n"
+	"are drawn by strata-publish.so, found beside the binary or in\n"
+	"../lib/strata/ from it.\n"
 	"\n"
 	"options: --out DIR, --force, --templates DIR, --chart-width N,\n"
 	"--chart-height N, --theme light|dark, and every common option\n"
@@ -803,11 +804,16 @@ static int run(struct options *o)
 	if (o->cmd != CMD_BLAME && (rc = releases_check_options(&ro)) < 0)
 		return rc;
 	if (o->cmd == CMD_REPORT) {
+		const struct publish_api *pub;
 		char *found = NULL;
 
-		/* Fail on a missing font or bad templates before any work. */
-		if ((rc = chart_check_font()) < 0 ||
-		    (rc = site_find_templates(&found, o->templates)) < 0)
+		/*
+		 * Fail on a missing font, bad templates or no
+		 * strata-publish.so before any work.
+		 */
+		if ((rc = publish_load(&pub)) < 0 ||
+		    (rc = pub->check_font()) < 0 ||
+		    (rc = pub->find_templates(&found, o->templates)) < 0)
 			return rc;
 		free(found);
 	}

@@ -27,10 +27,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "strata/chart.h"
 #include "strata/data.h"
 #include "strata/error.h"
-#include "strata/site.h"
+#include "strata/publish.h"
 
 #define MARKER ".strata-report"
 #define MARKER_HEAD "strata report"
@@ -510,8 +509,8 @@ done:
 	return rc;
 }
 
-static int build(const char *tmp, const struct tally *t,
-		 const struct report_info *info,
+static int build(const struct publish_api *pub, const char *tmp,
+		 const struct tally *t, const struct report_info *info,
 		 const struct report_options *opts, const char *templates)
 {
 	struct site_options so = {templates, opts->chart.dark};
@@ -528,8 +527,8 @@ static int build(const char *tmp, const struct tally *t,
 		goto done;
 	}
 	if ((rc = data_write(data, t, info)) < 0 ||
-	    (rc = chart_write_all(img, t, info, &opts->chart)) < 0 ||
-	    (rc = site_write(tmp, t, info, &so)) < 0 ||
+	    (rc = pub->write_charts(img, t, info, &opts->chart)) < 0 ||
+	    (rc = pub->write_site(tmp, t, info, &so)) < 0 ||
 	    (rc = write_marker(tmp)) < 0)
 		goto done;
 done:
@@ -679,11 +678,13 @@ int report_publish(const struct tally *t, const struct report_info *info,
 		   const struct report_options *opts)
 {
 	struct target tg = {0};
+	const struct publish_api *pub;
 	char *templates = NULL, *tmp = NULL, *old = NULL;
 	size_t nmoved = 0;
 	int rc;
 
-	if ((rc = site_find_templates(&templates, opts->templates_dir)) < 0 ||
+	if ((rc = publish_load(&pub)) < 0 ||
+	    (rc = pub->find_templates(&templates, opts->templates_dir)) < 0 ||
 	    (rc = target_resolve(&tg, opts->out_dir)) < 0 ||
 	    (rc = target_inspect(&tg, opts->force)) < 0)
 		goto done;
@@ -705,7 +706,7 @@ int report_publish(const struct tally *t, const struct report_info *info,
 			       strerror(errno));
 		goto done;
 	}
-	if ((rc = build(tmp, t, info, opts, templates)) < 0 ||
+	if ((rc = build(pub, tmp, t, info, opts, templates)) < 0 ||
 	    (rc = carry_foreign(&tg, tmp, &nmoved)) < 0 ||
 	    (rc = swap_in(&tg, tmp, &old)) < 0)
 		goto done;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "strata/error.h"
+#include "strata/publish.h"
 #include "strata/template.h"
 
 #ifndef STRATA_DATADIR
@@ -1509,3 +1510,13 @@ done:
 	site_release(&s);
 	return rc;
 }
+
+/* ---- the entry points of strata-publish.so (publish.h) ---- */
+
+const struct publish_api strata_publish_api = {
+	STRATA_VERSION,
+	chart_check_font,
+	site_find_templates,
+	chart_write_all,
+	site_write,
+};

@@ -225,6 +225,57 @@ install_staged() {
 	[ -f rep/index.html ] && [ -f rep/data/files.csv ]
 }
 
+# blame and table never load the charts' and pages' libraries; report
+# loads strata-publish.so from beside the binary, and says so when it
+# cannot: missing, or from another version.
+publish_object() {
+	sample
+	LD_DEBUG=libs "$STRATA" blame r >/dev/null 2>libs
+	grep -q 'calling init: .*libgit2' libs || { echo "LD_DEBUG shows nothing"; return 1; }
+	if grep -Eq 'libcairo|libpango|libctemplate' libs; then
+		echo "blame loaded:"; grep -E 'calling init: .*(cairo|pango|ctemplate)' libs
+		return 1
+	fi
+	LD_DEBUG=libs "$STRATA" report r --out rep --quiet 2>libs
+	grep -q 'calling init: .*strata-publish.so' libs
+	grep -q 'calling init: .*libcairo' libs
+	rm -rf rep
+	mkdir alone
+	cp "$STRATA" alone/strata
+	libdir=$(make -s -C "$ROOT" -f - print-libdir <<'MK'
+include Makefile
+print-libdir:
+	@echo $(LIBDIR)
+MK
+)
+	if [ -e "$libdir/strata-publish.so" ]; then
+		# An installation is there: the lone binary uses it.
+		alone/strata report r --out rep --quiet
+		[ -f rep/index.html ]
+		rm -rf rep
+	else
+		expect 1 "'strata-publish.so' not found beside the strata binary nor in '$libdir'" \
+			alone/strata report r --out rep
+		[ ! -e rep ] || { echo "a failed report left 'rep'"; return 1; }
+	fi
+	# One from another version.
+	cat >other.c <<'C'
+#include "strata/publish.h"
+const struct publish_api strata_publish_api = { "0.0.1", 0, 0, 0, 0 };
+C
+	${CC:-cc} -shared -fPIC -I"$ROOT/include" -o alone/strata-publish.so other.c
+	expect 1 "'strata-publish.so' is from strata 0\.0\.1, not [0-9.]+$" \
+		alone/strata report r --out rep
+	[ ! -e rep ]
+	# Not an object at all.
+	echo junk >alone/strata-publish.so
+	expect 1 "unable to load strata-publish.so: .*strata-publish.so" \
+		alone/strata report r --out rep
+	[ ! -e rep ]
+	# blame does not need it.
+	alone/strata blame r >/dev/null
+}
+
 # The terminal tables: lines, shares and commits per release, old code per
 # subsystem, untouched files.
 table_numbers() {
@@ -269,6 +320,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 run_case no_ca_bundle no_ca_bundle
 run_case table_numbers table_numbers
 run_case install_staged install_staged
+run_case publish_object publish_object
 run_case help_and_version help_and_version
 run_case usage_errors usage_errors
 run_case runtime_errors runtime_errors
