@@ -1447,9 +1447,17 @@ static void *evaluator_main(void *arg)
 		}
 		if ((rc = evaluate(v, taken)) < 0)
 			break;
+		/*
+		 * Nothing reads v's hunks again: free them here, on this
+		 * thread and while they are in its cache, not all at the end.
+		 */
 		for (k = 0; k < v->norigins; k++) {
 			struct version *src = v->origins[k].src;
 
+			free(v->origins[k].hunks);
+			free(v->origins[k].guess);
+			v->origins[k].hunks = NULL;
+			v->origins[k].guess = NULL;
 			if (--src->pending == 0 && !src->output) {
 				free(src->lines);
 				src->lines = NULL;
@@ -1573,12 +1581,28 @@ static double elapsed(const struct timespec *t0)
 	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-static int seq_cmp(const void *a, const void *b)
+/*
+ * Put list[0..n) in creation order. Every seq is below nseq and none
+ * repeats, so each version goes straight to its place (qsort() took 58
+ * million instructions on tmux's 19,739 versions, a pointer chase per
+ * comparison).
+ */
+static int creation_order(struct version **list, size_t n, uint32_t nseq)
 {
-	const struct version *x = *(struct version *const *)a;
-	const struct version *y = *(struct version *const *)b;
+	struct version **at;
+	size_t i, k = 0;
 
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (!n)
+		return 0;
+	if (!(at = calloc(nseq, sizeof(*at))))
+		return error_oom();
+	for (i = 0; i < n; i++)
+		at[list[i]->seq] = list[i];
+	for (i = 0; i < nseq; i++)
+		if (at[i])
+			list[k++] = at[i];
+	free(at);
+	return 0;
 }
 
 static int file_cmp(const void *a, const void *b)
@@ -1889,8 +1913,8 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 		res->nbuilt = st.built;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (n)
-		qsort(list, n, sizeof(*list), seq_cmp);
+	if ((rc = creation_order(list, n, E.seq)) < 0)
+		goto done;
 	res->ndiffs = 0;
 	for (i = 0; i < n; i++)
 		res->ndiffs += list[i]->norigins;
