@@ -2167,16 +2167,15 @@ static int myers(struct ctx *c)
 		struct cut k;
 
 		/* Equal records at both corners need no search. */
-		while (x.off1 < x.lim1 && x.off2 < x.lim2 &&
-		       m.h1[x.off1] == m.h2[x.off2]) {
-			x.off1++;
-			x.off2++;
-		}
-		while (x.off1 < x.lim1 && x.off2 < x.lim2 &&
-		       m.h1[x.lim1 - 1] == m.h2[x.lim2 - 1]) {
-			x.lim1--;
-			x.lim2--;
-		}
+		long eq = x.lim1 - x.off1 < x.lim2 - x.off2 ? x.lim1 - x.off1
+							     : x.lim2 - x.off2;
+		long e1 = equal_ahead(m.h1 + x.off1, m.h2 + x.off2, eq);
+
+		x.off1 += e1;
+		x.off2 += e1;
+		e1 = equal_behind(m.h1 + x.lim1, m.h2 + x.lim2, eq - e1);
+		x.lim1 -= e1;
+		x.lim2 -= e1;
 		if (x.off1 == x.lim1) {
 			mark_kept(b, x.off2, x.lim2);
 			continue;
