@@ -2165,12 +2165,12 @@ static int myers(struct ctx *c)
 	while (depth) {
 		struct box x = todo[--depth];
 		struct cut k;
+		long eq, e1;
 
 		/* Equal records at both corners need no search. */
-		long eq = x.lim1 - x.off1 < x.lim2 - x.off2 ? x.lim1 - x.off1
-							     : x.lim2 - x.off2;
-		long e1 = equal_ahead(m.h1 + x.off1, m.h2 + x.off2, eq);
-
+		eq = x.lim1 - x.off1 < x.lim2 - x.off2 ? x.lim1 - x.off1
+						       : x.lim2 - x.off2;
+		e1 = equal_ahead(m.h1 + x.off1, m.h2 + x.off2, eq);
 		x.off1 += e1;
 		x.off2 += e1;
 		e1 = equal_behind(m.h1 + x.lim1, m.h2 + x.lim2, eq - e1);

@@ -24,13 +24,24 @@ static const struct publish_api *loaded;
  */
 extern const struct publish_api strata_publish_api __attribute__((weak));
 
-/* dlopen() `path`; on failure keep dlerror()'s reason in why. */
+/*
+ * dlopen() `path`; on the first failure, keep "'path': reason" in why
+ * (dlerror() puts the path before its reason already).
+ */
 static void *open_object(const char *path, char *why, size_t whylen)
 {
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	const char *reason;
+	size_t n = strlen(path);
 
-	if (!h && !why[0])
-		snprintf(why, whylen, "%s", dlerror());
+	if (h || why[0])
+		return h;
+	reason = dlerror();
+	if (!reason)
+		reason = "unknown error";
+	if (!strncmp(reason, path, n) && !strncmp(reason + n, ": ", 2))
+		reason += n + 2;
+	snprintf(why, whylen, "'%s': %s", path, reason);
 	return h;
 }
 
@@ -71,14 +82,13 @@ int publish_load(const struct publish_api **out)
 				sizeof(why));
 	if (!h) {
 		if (why[0])
-			return error_set("unable to load %s: %s",
-					 PUBLISH_OBJECT, why);
+			return error_set("unable to load %s", why);
 		return error_set("'%s' not found beside the strata binary nor "
 				 "in '%s'", PUBLISH_OBJECT, STRATA_LIBDIR);
 	}
 	api = dlsym(h, PUBLISH_SYMBOL);
 	if (!api || strcmp(api->version, STRATA_VERSION) != 0) {
-		int rc = !api ? error_set("unable to load %s: %s not found",
+		int rc = !api ? error_set("unable to load '%s': %s not found",
 					  PUBLISH_OBJECT, PUBLISH_SYMBOL)
 			      : error_set("'%s' is from strata %s, not %s",
 					  PUBLISH_OBJECT, api->version,

@@ -40,11 +40,11 @@ struct publish_api {
 
 /*
  * Load the object (once; later calls return the same table) from the
- * first of (a program linked with chart.c, site.c and template.cc, such
- * as a unit test, uses its own): beside the running binary, `../lib/strata/` from it (an
+ * first of: beside the running binary, `../lib/strata/` from it (an
  * installation, also a moved one), STRATA_LIBDIR. Fails if none loads or
- * if it is from another version of strata. The table is static: never
- * freed.
+ * if it is from another version of strata. A program linked with
+ * chart.c, site.c and template.cc itself (a unit test) gets its own
+ * table. The table is static: never freed.
  */
 int publish_load(const struct publish_api **out);
 
