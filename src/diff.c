@@ -328,6 +328,16 @@ static struct ctx *ctx_get(void)
 	return ctx_mine;
 }
 
+void diff_thread_end(void)
+{
+	if (!ctx_mine)
+		return;
+	if (ctx_key_ok)
+		pthread_setspecific(ctx_key, NULL);
+	ctx_free(ctx_mine);
+	ctx_mine = NULL;
+}
+
 static void ctx_put(struct ctx *c)
 {
 	struct buf *all[CTX_BUFS];

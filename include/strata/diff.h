@@ -81,6 +81,12 @@ int diff_stored_lines(uint32_t *out, struct odb *db, git_repository *git,
 
 void diff_result_release(struct diff_result *r);
 
+/*
+ * Free the calling thread's diff context (its line numbers and tables)
+ * now, not when the thread ends: for a long-lived thread done diffing.
+ */
+void diff_thread_end(void);
+
 /* Length of the common prefix of a[0, n) and b[0, n), fast. */
 size_t diff_common_prefix(const void *a, const void *b, size_t n);
 
