@@ -6,6 +6,7 @@
  */
 #include "strata/rename.h"
 #include "strata/error.h"
+#include "strata/odb.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -62,6 +63,7 @@ struct blob_info {
 struct rename_detector {
 	git_repository *repo;
 	git_odb *odb;
+	struct odb *db;             /* blobs come from here, if set */
 
 	struct blob_info **buckets;
 	size_t nbuckets, count;
@@ -364,6 +366,7 @@ static void sort_keys(uint32_t *keys, uint32_t *tmp, size_t n)
 static int info_index(struct rename_detector *rd, struct blob_info *e)
 {
 	git_blob *blob = NULL;
+	struct odb_object *obj = NULL;
 	const unsigned char *buf;
 	size_t len, i, nkeys = 0;
 	uint32_t a1 = 0, a2 = 0, n = 0;
@@ -371,10 +374,18 @@ static int info_index(struct rename_detector *rd, struct blob_info *e)
 
 	if (e->indexed)
 		return 0;
-	if ((err = git_blob_lookup(&blob, rd->repo, &e->oid)) < 0)
-		return read_error(rd, err, "blob", &e->oid);
-	buf = git_blob_rawcontent(blob);
-	len = (size_t)git_blob_rawsize(blob);
+	if (rd->db) {
+		if ((err = odb_read(&obj, rd->db, rd->repo, &e->oid,
+				    GIT_OBJECT_BLOB)) < 0)
+			return err;
+		buf = obj->data;
+		len = obj->len;
+	} else {
+		if ((err = git_blob_lookup(&blob, rd->repo, &e->oid)) < 0)
+			return read_error(rd, err, "blob", &e->oid);
+		buf = git_blob_rawcontent(blob);
+		len = (size_t)git_blob_rawsize(blob);
+	}
 	e->size = (int64_t)len;
 	text = !memchr(buf, 0, len < BINARY_PROBE ? len : BINARY_PROBE);
 
@@ -416,6 +427,7 @@ static int info_index(struct rename_detector *rd, struct blob_info *e)
 	rd->bytes += nkeys * sizeof(struct span);
 done:
 	git_blob_free(blob);
+	odb_object_free(obj);
 	return err;
 }
 
@@ -548,6 +560,11 @@ void rename_detector_clear(struct rename_detector *rd)
 		return;
 	while (rd->oldest)
 		cache_drop(rd, rd->oldest);
+}
+
+void rename_detector_use_odb(struct rename_detector *rd, struct odb *db)
+{
+	rd->db = db;
 }
 
 void rename_detector_set_missing_hint(struct rename_detector *rd,

@@ -18,8 +18,10 @@ san=
 # shellcheck disable=SC2086
 if ! ${CC:-cc} -std=c11 -Wall -Wextra -Werror -O1 -g $san -D_GNU_SOURCE \
 	-I"$root/include" $(pkg-config --cflags libgit2) \
+	$(pkg-config --cflags libdeflate) \
 	"$root/tests/unit/rename_test.c" "$root/src/rename.c" \
-	"$root/src/error.c" $(pkg-config --libs libgit2) \
+	"$root/src/odb.c" "$root/src/error.c" \
+	$(pkg-config --libs libgit2 libdeflate) -pthread \
 	-o "$tmp/rename_test" 2>"$tmp/cc.log"; then
 	cat "$tmp/cc.log" >&2
 	echo "t-rename-git: build failed" >&2
@@ -69,10 +71,19 @@ commit() {
 	git commit -q --allow-empty -m "$1"
 }
 
-# What rename_find() picks for HEAD:$1.
+# What rename_find() picks for HEAD:$1, the blobs read through libgit2
+# and through strata's object reader (as blame reads them): both must agree.
 mine() {
-	git diff-tree -z -r --no-renames --diff-filter=D HEAD^ HEAD |
-		"$T" pick . HEAD "$1"
+	local a b
+	a=$(git diff-tree -z -r --no-renames --diff-filter=D HEAD^ HEAD |
+		"$T" pick . HEAD "$1")
+	b=$(git diff-tree -z -r --no-renames --diff-filter=D HEAD^ HEAD |
+		RENAME_TEST_ODB=1 "$T" pick . HEAD "$1")
+	if [ "$a" = "$b" ]; then
+		echo "$a"
+	else
+		echo "$a (but '$b' through strata's object reader)"
+	fi
 }
 
 # What git blame shows: the file name of lines it passed to the parent.
@@ -429,6 +440,9 @@ for ((r = 0; r < nrandom; r++)); do
 		[ "$so" = "$do" ] && continue
 		[ "$st" = R100 ] && continue
 		s=$("$T" score . "$so" "$do" 600)
+		s2=$(RENAME_TEST_ODB=1 "$T" score . "$so" "$do" 600)
+		[ "$s" = "$s2" ] ||
+			fail "$name: score of '$src' is $s, $s2 through strata's object reader"
 		want=${st#R}
 		got=$((s * 100 / 60000))
 		[ "$got" = $((10#$want)) ] ||

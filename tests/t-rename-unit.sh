@@ -6,13 +6,18 @@ set -eu
 # shellcheck source=tests/unit-lib.sh
 . "$(dirname "$0")/unit-lib.sh"
 unit_setup t-rename-unit
-unit_build "$tmp/rename_test" libgit2 tests/unit/rename_test.c \
-	src/rename.c src/error.c
+unit_build "$tmp/rename_test" "libgit2 libdeflate" tests/unit/rename_test.c \
+	src/rename.c src/odb.c src/error.c
 
 git init -q --bare "$tmp/repo"
 unset GIT_BASENAME_FACTOR
 if ! "$tmp/rename_test" unit "$tmp/repo"; then
 	echo "t-rename-unit: unit checks failed" >&2
+	exit 1
+fi
+# The same, the blobs read through strata's object reader (as blame does).
+if ! RENAME_TEST_ODB=1 "$tmp/rename_test" unit "$tmp/repo"; then
+	echo "t-rename-unit: unit checks failed with the odb reader" >&2
 	exit 1
 fi
 echo "t-rename-unit: ok"

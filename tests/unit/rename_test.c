@@ -12,6 +12,7 @@
  *       prints rename_score() of two regular blobs
  */
 #include "strata/error.h"
+#include "strata/odb.h"
 #include "strata/rename.h"
 
 #include <stdio.h>
@@ -33,6 +34,20 @@ static void die(const char *what)
 /* ---- unit ---- */
 
 static git_repository *repo;
+static struct odb *db;          /* RENAME_TEST_ODB=1: blobs read through it */
+
+/* A detector on repo, reading through strata's odb when asked to. */
+static int detector_new(struct rename_detector **rd)
+{
+	if (rename_detector_new(rd, repo) < 0)
+		return -1;
+	if (getenv("RENAME_TEST_ODB")) {
+		if (!db && odb_open(&db, repo, 0) < 0)
+			return -1;
+		rename_detector_use_odb(*rd, db);
+	}
+	return 0;
+}
 
 static git_oid blob(const char *data, size_t len)
 {
@@ -313,7 +328,7 @@ static int run_unit(void)
 {
 	struct rename_detector *rd;
 
-	if (rename_detector_new(&rd, repo) < 0)
+	if (detector_new(&rd) < 0)
 		die("rename_detector_new");
 	unit_scores(rd);
 	unit_picks(rd);
@@ -392,7 +407,7 @@ static int run_pick(const char *rev, char **paths, int npaths)
 	    git_commit_lookup(&commit, repo, git_object_id(obj)) < 0 ||
 	    git_commit_tree(&tree, commit) < 0)
 		die(rev);
-	if (rename_detector_new(&rd, repo) < 0)
+	if (detector_new(&rd) < 0)
 		die("rename_detector_new");
 	for (i = 0; i < npaths; i++) {
 		git_tree_entry *te;
@@ -424,7 +439,7 @@ static int run_score(const char *s, const char *d, const char *min)
 
 	if (git_oid_fromstr(&so, s) < 0 || git_oid_fromstr(&dso, d) < 0)
 		die("bad oid");
-	if (rename_detector_new(&rd, repo) < 0)
+	if (detector_new(&rd) < 0)
 		die("rename_detector_new");
 	if (rename_score(&out, rd, 0100644, &so, 0100644, &dso, atoi(min)) < 0)
 		die("rename_score");
@@ -454,6 +469,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rename_test: bad arguments\n");
 		rc = 2;
 	}
+	odb_free(db);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return rc;
