@@ -849,7 +849,8 @@ static int run(struct options *o)
 	if (o->verbose)
 		fprintf(stderr, "strata: %zu commits (%zu cut off by a shallow "
 			"clone) read in %.2fs; %zu file versions, %llu diffs, "
-			"%llu renames; walk %.2fs, diffs %.2fs, lines %.2fs\n",
+			"%llu renames; walk %.2fs, diffs and lines %.2fs, "
+			"result %.2fs\n",
 			h->n, h->nboundary, info.seconds_history,
 			b->nversions, (unsigned long long)b->ndiffs,
 			(unsigned long long)b->nrenames, b->seconds_walk,

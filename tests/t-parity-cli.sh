@@ -99,8 +99,56 @@ jobs() {
 	done
 }
 
+# One file with a long history (a side branch merged, a rename) and a few
+# short ones: with 2 jobs or more the long file's run of versions is split
+# over the threads, and its lines are evaluated by whichever thread
+# finishes the last piece.
+long_history_repo() {
+	repo_new l
+	local i
+	put long.c $(lines L 1 40)
+	put s1.c $(lines s1- 1 5)
+	put s2.c $(lines s2- 1 5)
+	commit "start"
+	for i in $(seq 1 36); do
+		put long.c $(lines L 1 $((i % 37))) "edit$i" \
+			$(lines L $((i % 37 + 2)) 40)
+		commit "edit $i"
+	done
+	git checkout -q -b side HEAD~10
+	for i in $(seq 1 12); do
+		put long.c "side$i" $(lines L 2 40)
+		commit "side $i"
+	done
+	git checkout -q main
+	merge "merge side" side -X ours
+	git mv long.c longer.c
+	commit "rename"
+	for i in $(seq 37 70); do
+		put longer.c $(lines L 1 $((i % 29))) "again$i" \
+			$(lines L $((i % 29 + 3)) 40)
+		commit "again $i"
+	done
+	commit_file s1.c "s1" $(lines s1- 1 4) s1x
+	cd ..
+}
+
+long_history() {
+	long_history_repo
+	parity l HEAD
+	parity l HEAD --first-parent
+	"$STRATA" blame l --quiet --jobs 1 >want
+	[ "$(cut -f4 want | sort -u | tr '\n' ' ')" = "longer.c s1.c s2.c " ]
+	local j
+	for j in 2 3 8; do
+		"$STRATA" blame l --quiet --jobs $j >got
+		cmp want got
+	done
+}
+
 run_case revisions revisions
 run_case repository_kinds repository_kinds
 run_case paths paths
 run_case jobs jobs
+run_case long_history long_history
 finish

@@ -50,8 +50,9 @@ struct blame_result {
 	uint64_t nrenames;        /* renames followed */
 	size_t nversions;         /* file versions the tip depends on */
 	double seconds_walk;      /* the forward walk over the history */
-	double seconds_diff;      /* diffing the versions (all threads) */
-	double seconds_eval;      /* computing the lines */
+	double seconds_diff;      /* diffing the versions and computing
+				     their lines (all threads) */
+	double seconds_eval;      /* putting the result together */
 	/* object reads: in all, from the cache, built from the packs */
 	size_t nreads, ncached, nbuilt;
 };
