@@ -1299,7 +1299,8 @@ static int evaluation_plan(struct evaluation *X, struct version **list,
 		rc = error_oom();
 		goto done;
 	}
-	memcpy(X->list, list, n * sizeof(*list));
+	if (n)
+		memcpy(X->list, list, n * sizeof(*list));
 	if ((rc = creation_order(X->list, n, nseq)) < 0)
 		goto done;
 	for (i = 0; i < n; i++) {

@@ -222,9 +222,9 @@ struct placed {
 /*
  * Where the blobs of the last diffs are stored: a version is the new side
  * of one diff and the old side of the next, and looking it up in the pack
- * index again cost a cache miss or more per step of the search (2.6% of
- * tmux's samples went to the index's names). Direct-mapped by a byte of
- * the name.
+ * index again cost a cache miss or more per step of the search (the diff
+ * threads' searches were 1.9% of tmux's samples; this saves half of them).
+ * Direct-mapped by a byte of the name.
  */
 #define LOCATED 64
 
@@ -1353,9 +1353,9 @@ static long line_at(const struct table *b, size_t pos, long *hint)
 /*
  * Copy to t the run of b's whole lines (those ending in a newline) from
  * line i on that end by `end`, their starts moved by `shift`. A scan, not
- * a search for the run's end: its lines are read to be copied anyway, and
- * the search's probes were 4% of tmux's samples. Returns the first line
- * not copied, or -1 (out of memory).
+ * a search for the run's end: its lines are read to be copied anyway (the
+ * searches of line starts went from 3.5% of tmux's samples to 2.5%).
+ * Returns the first line not copied, or -1 (out of memory).
  */
 static long copy_whole_lines(struct table *t, const struct table *b, long i,
 			     size_t end, uint32_t shift)
