@@ -103,6 +103,17 @@ jobs() {
 # short ones: with 2 jobs or more the long file's run of versions is split
 # over the threads, and its lines are evaluated by whichever thread
 # finishes the last piece.
+# edits FILE FROM TO M K WORD: for each i from FROM to TO, a commit of FILE
+# as 40 lines L1... with "WORDi" in place of K - 1 of them from i % M + 1.
+edits() {
+	local i
+	for i in $(seq "$2" "$3"); do
+		put "$1" $(lines L 1 $((i % $4))) "$6$i" \
+			$(lines L $((i % $4 + $5)) 40)
+		commit "$6 $i"
+	done
+}
+
 long_history_repo() {
 	repo_new l
 	local i
@@ -110,11 +121,7 @@ long_history_repo() {
 	put s1.c $(lines s1- 1 5)
 	put s2.c $(lines s2- 1 5)
 	commit "start"
-	for i in $(seq 1 36); do
-		put long.c $(lines L 1 $((i % 37))) "edit$i" \
-			$(lines L $((i % 37 + 2)) 40)
-		commit "edit $i"
-	done
+	edits long.c 1 36 37 2 edit
 	git checkout -q -b side HEAD~10
 	for i in $(seq 1 12); do
 		put long.c "side$i" $(lines L 2 40)
@@ -124,11 +131,7 @@ long_history_repo() {
 	merge "merge side" side -X ours
 	git mv long.c longer.c
 	commit "rename"
-	for i in $(seq 37 70); do
-		put longer.c $(lines L 1 $((i % 29))) "again$i" \
-			$(lines L $((i % 29 + 3)) 40)
-		commit "again $i"
-	done
+	edits longer.c 37 70 29 3 again
 	commit_file s1.c "s1" $(lines s1- 1 4) s1x
 	cd ..
 }
