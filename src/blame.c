@@ -255,26 +255,46 @@ static const struct entry *lookup_path(const struct node *root,
 	}
 }
 
-static int path_push(struct engine *E, size_t base, const char *name,
-		     size_t len)
+/*
+ * name[0..len) at (*path)[base], NUL-terminated, with room for one more
+ * byte (a '/') before the NUL.
+ */
+static int path_put(char **path, size_t *alloc, size_t base,
+		    const char *name, size_t len)
 {
 	size_t need = base + len + 2;
 
-	if (need > E->path_alloc) {
-		size_t na = E->path_alloc ? E->path_alloc : 256;
+	if (need > *alloc) {
+		size_t na = *alloc ? *alloc : 256;
 		char *p;
 
 		while (na < need)
 			na *= 2;
-		p = realloc(E->path, na);
+		p = realloc(*path, na);
 		if (!p)
 			return error_oom();
-		E->path = p;
-		E->path_alloc = na;
+		*path = p;
+		*alloc = na;
 	}
-	memcpy(E->path + base, name, len);
-	E->path[base + len] = '\0';
+	memcpy(*path + base, name, len);
+	(*path)[base + len] = '\0';
 	return 0;
+}
+
+static int path_push(struct engine *E, size_t base, const char *name,
+		     size_t len)
+{
+	return path_put(&E->path, &E->path_alloc, base, name, len);
+}
+
+/* Whether a file of the tip (not a tree) at `path` is one to blame. */
+static bool tip_wanted(const struct blame_options *o, uint32_t mode,
+		       const char *path)
+{
+	/* Regular files only: 100644 and 100755. */
+	if (mode != 0100644 && mode != 0100755)
+		return false;
+	return !o->want_path || o->want_path(path, o->want_payload);
 }
 
 static int add_pending(struct engine *E, struct node *node, uint32_t index)
@@ -880,6 +900,12 @@ struct scratch {
 	size_t cap;
 };
 
+/* A blob of the tip, and whether it is text: 0, 1, or -1 (not read). */
+struct tipcheck {
+	git_oid oid;
+	signed char text;
+};
+
 /* A file of the tip, as list_tip() lists them. */
 struct tipfile {
 	char *path;
@@ -904,12 +930,11 @@ struct reader {
 	pthread_t th;
 	/*
 	 * The tip's files as list_tip() will list them, in its order, and
-	 * whether each is text (-1: not looked at yet). The reader fills
-	 * them in while it waits for the walk, so that after it only what
-	 * is left is read; read by others only after the reader has ended.
+	 * whether each is text. The reader fills them in while it waits for
+	 * the walk, so that after it only what is left is read; read by
+	 * others only after the reader has ended.
 	 */
-	git_oid *tip_oid;
-	signed char *tip_text;
+	struct tipcheck *tips;
 	size_t ntips, tips_alloc, tips_checked;
 	bool tips_listed;
 	char *path;
@@ -952,26 +977,11 @@ static int reader_list(struct reader *R, const git_oid *oid, size_t base)
 		return rc;
 	while (at < raw->len && !atomic_load(&R->stop)) {
 		struct entry e;
-		size_t need;
 
-		if ((rc = parse_tree_entry(&e, raw, &at)) < 0)
+		if ((rc = parse_tree_entry(&e, raw, &at)) < 0 ||
+		    (rc = path_put(&R->path, &R->path_alloc, base, e.name,
+				   e.namelen)) < 0)
 			break;
-		need = base + e.namelen + 2;
-		if (need > R->path_alloc) {
-			size_t na = R->path_alloc ? R->path_alloc : 256;
-			char *p;
-
-			while (na < need)
-				na *= 2;
-			if (!(p = realloc(R->path, na))) {
-				rc = -1;
-				break;
-			}
-			R->path = p;
-			R->path_alloc = na;
-		}
-		memcpy(R->path + base, e.name, e.namelen);
-		R->path[base + e.namelen] = '\0';
 		if (kind_of(e.mode) == K_TREE) {
 			R->path[base + e.namelen] = '/';
 			if ((rc = reader_list(R, &e.oid,
@@ -979,28 +989,21 @@ static int reader_list(struct reader *R, const git_oid *oid, size_t base)
 				break;
 			continue;
 		}
-		if (e.mode != 0100644 && e.mode != 0100755)
-			continue;
-		if (E->opts->want_path &&
-		    !E->opts->want_path(R->path, E->opts->want_payload))
+		if (!tip_wanted(E->opts, e.mode, R->path))
 			continue;
 		if (R->ntips == R->tips_alloc) {
 			size_t na = R->tips_alloc ? R->tips_alloc * 2 : 256;
-			git_oid *o = realloc(R->tip_oid, na * sizeof(*o));
-			signed char *t;
+			struct tipcheck *t = realloc(R->tips, na * sizeof(*t));
 
-			if (o)
-				R->tip_oid = o;
-			t = o ? realloc(R->tip_text, na) : NULL;
 			if (!t) {
-				rc = -1;
+				rc = error_oom();
 				break;
 			}
-			R->tip_text = t;
+			R->tips = t;
 			R->tips_alloc = na;
 		}
-		git_oid_cpy(&R->tip_oid[R->ntips], &e.oid);
-		R->tip_text[R->ntips++] = -1;
+		git_oid_cpy(&R->tips[R->ntips].oid, &e.oid);
+		R->tips[R->ntips++].text = -1;
 	}
 	odb_object_free(raw);
 	return rc < 0 ? rc : 0;
@@ -1016,9 +1019,9 @@ static bool reader_check_tip(struct reader *R)
 		return false;
 	R->tips_checked++;
 	/* A failure is left to check_text(), which reports it. */
-	if (is_text_blob(&text, R->E->repo->odb, R->git, &R->tip_oid[i],
+	if (is_text_blob(&text, R->E->repo->odb, R->git, &R->tips[i].oid,
 			 &R->buf) == 0)
-		R->tip_text[i] = (signed char)text;
+		R->tips[i].text = (signed char)text;
 	return true;
 }
 
@@ -1082,23 +1085,22 @@ static void reader_stop(struct reader *R)
 }
 
 /* The reader's findings on the tip's files, if they are these files. */
-static const signed char *tips_known(const struct reader *R,
-				     const struct tipfile *tips, size_t n)
+static const struct tipcheck *tips_known(const struct reader *R,
+					  const struct tipfile *tips, size_t n)
 {
 	size_t i;
 
 	if (!R->tips_listed || R->ntips != n)
 		return NULL;
 	for (i = 0; i < n; i++)
-		if (!git_oid_equal(&R->tip_oid[i], &tips[i].v->oid))
+		if (!git_oid_equal(&R->tips[i].oid, &tips[i].v->oid))
 			return NULL;
-	return R->tip_text;
+	return R->tips;
 }
 
 static void reader_free(struct reader *R)
 {
-	free(R->tip_oid);
-	free(R->tip_text);
+	free(R->tips);
 	free(R->path);
 	free(R->buf.p);
 }
@@ -1700,7 +1702,7 @@ static void work_run(struct work *W, git_repository *git, bool report)
 				goto out;
 			}
 			/* Progress in steps of 64 versions: a run can be long. */
-			if ((i + 1 - counted) % 64 && i + 1 < e)
+			if (i + 1 - counted < 64 && i + 1 < e)
 				continue;
 			atomic_fetch_add(&W->done, i + 1 - counted);
 			counted = i + 1;
@@ -1869,11 +1871,7 @@ static int list_tip(struct engine *E, const struct node *n, size_t base,
 				return rc;
 			continue;
 		}
-		/* Regular files only: 100644 and 100755. */
-		if (e->mode != 0100644 && e->mode != 0100755)
-			continue;
-		if (E->opts->want_path &&
-		    !E->opts->want_path(E->path, E->opts->want_payload))
+		if (!tip_wanted(E->opts, e->mode, E->path))
 			continue;
 		if (*nout == *alloc) {
 			size_t na = *alloc ? *alloc * 2 : 256;
@@ -1942,7 +1940,7 @@ static int is_text_blob(int *out, struct odb *db, git_repository *git,
 struct textcheck {
 	struct engine *E;
 	const struct tipfile *tips;
-	const signed char *known;  /* per file: 0, 1, or -1 to read */
+	const struct tipcheck *known;  /* per file, or NULL */
 	unsigned char *text;
 	size_t n;
 	atomic_size_t next;
@@ -1968,8 +1966,8 @@ static void textcheck_run(struct textcheck *T, git_repository *git)
 	while (!atomic_load(&T->failed)) {
 		if ((i = atomic_fetch_add(&T->next, 1)) >= T->n)
 			break;
-		if (T->known && T->known[i] >= 0) {
-			T->text[i] = (unsigned char)T->known[i];
+		if (T->known && T->known[i].text >= 0) {
+			T->text[i] = (unsigned char)T->known[i].text;
 			continue;
 		}
 		rc = is_text_blob(&text, T->E->repo->odb, git,
@@ -2004,7 +2002,7 @@ static void *textcheck_main(void *arg)
  */
 static int check_text(unsigned char *text, struct engine *E,
 		      const struct tipfile *tips, size_t n,
-		      const signed char *known)
+		      const struct tipcheck *known)
 {
 	struct textcheck T;
 	pthread_t th[15];
@@ -2014,7 +2012,7 @@ static int check_text(unsigned char *text, struct engine *E,
 
 	if (known)
 		for (k = 0, left = 0; k < n; k++)
-			left += known[k] < 0;
+			left += known[k].text < 0;
 	memset(&T, 0, sizeof(T));
 	T.E = E;
 	T.tips = tips;
