@@ -58,8 +58,38 @@ struct version {
 	unsigned needed:1, ignored:1, output:1;
 	unsigned counted:1;       /* nlines read off the blob (stage 2) */
 	git_oid oid;              /* blob */
-	struct origin *origins;
-	uint32_t *lines;
+	struct origin *origins;   /* &one when there is one */
+	struct origin one;
+	union {
+		uint32_t *lines;
+		struct version *next_free;   /* in the pool, once freed */
+	};
+};
+
+/*
+ * Versions come from chunks of a pool, not a malloc() each: the walk
+ * makes them among its trees and nodes, which scattered them over the
+ * heap, and half of blame_tree()'s own time on tmux went to the first
+ * touch of each origin in the pass that marks what the tip needs. A
+ * freed version waits in the pool for the next one; under ASan it is
+ * poisoned meanwhile, so that a use after free is still caught.
+ */
+#define POOL_CHUNK 1024
+
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#define POOL_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define POOL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POOL_POISON(p, n) ((void)(p), (void)(n))
+#define POOL_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+struct pool {
+	struct version **chunk;
+	size_t nchunks, alloc;
+	size_t used;              /* of the last chunk */
+	struct version *free;     /* freed versions, through next_free */
 };
 
 /* A tree entry of the mirror. */
@@ -115,6 +145,7 @@ struct engine {
 	struct rename_detector *rd;
 	struct node **roots;      /* per commit, while a child needs it */
 	uint32_t *children_left;
+	struct pool pool;
 	uint32_t seq;
 	uint64_t nrenames;
 	/* scratch */
@@ -131,16 +162,39 @@ struct pending {
 	char *path;
 };
 
-static void version_decref(struct version *v);
-static void node_decref(struct node *n);
+static void version_decref(struct pool *P, struct version *v);
+static void node_decref(struct pool *P, struct node *n);
 
 static struct version *version_new(struct engine *E, uint32_t commit,
 				   const git_oid *oid)
 {
-	struct version *v = calloc(1, sizeof(*v));
+	struct pool *P = &E->pool;
+	struct version *v = P->free;
 
-	if (!v)
-		return NULL;
+	if (v) {
+		POOL_UNPOISON(v, sizeof(*v));
+		P->free = v->next_free;
+	} else {
+		if (!P->nchunks || P->used == POOL_CHUNK) {
+			if (P->nchunks == P->alloc) {
+				size_t na = P->alloc ? 2 * P->alloc : 16;
+				void *q = realloc(P->chunk,
+						  na * sizeof(*P->chunk));
+
+				if (!q)
+					return NULL;
+				P->chunk = q;
+				P->alloc = na;
+			}
+			if (!(P->chunk[P->nchunks] = malloc(
+				      POOL_CHUNK * sizeof(struct version))))
+				return NULL;
+			P->nchunks++;
+			P->used = 0;
+		}
+		v = &P->chunk[P->nchunks - 1][P->used++];
+	}
+	memset(v, 0, sizeof(*v));
 	v->refs = 1;
 	v->commit = commit;
 	v->seq = E->seq++;
@@ -148,8 +202,9 @@ static struct version *version_new(struct engine *E, uint32_t commit,
 	return v;
 }
 
-static void version_free_one(struct version *v, struct version ***stack,
-			     size_t *sp, size_t *salloc)
+static void version_free_one(struct pool *P, struct version *v,
+			     struct version ***stack, size_t *sp,
+			     size_t *salloc)
 {
 	uint16_t i;
 
@@ -172,26 +227,43 @@ static void version_free_one(struct version *v, struct version ***stack,
 			(*stack)[(*sp)++] = s;
 		}
 	}
-	free(v->origins);
+	if (v->origins != &v->one)
+		free(v->origins);
 	free(v->lines);
-	free(v);
+	v->next_free = P->free;
+	P->free = v;
+	POOL_POISON(v, sizeof(*v));
 }
 
 /* Iterative: a file's chain of versions can be as long as its history. */
-static void version_decref(struct version *v)
+static void version_decref(struct pool *P, struct version *v)
 {
 	struct version **stack = NULL;
 	size_t sp = 0, salloc = 0;
 
 	if (!v || --v->refs)
 		return;
-	version_free_one(v, &stack, &sp, &salloc);
+	version_free_one(P, v, &stack, &sp, &salloc);
 	while (sp)
-		version_free_one(stack[--sp], &stack, &sp, &salloc);
+		version_free_one(P, stack[--sp], &stack, &sp, &salloc);
 	free(stack);
 }
 
-static void node_decref(struct node *n)
+/* The pool's memory; its versions are all freed by now. */
+static void pool_free(struct pool *P)
+{
+	size_t i;
+
+	for (i = 0; i < P->nchunks; i++) {
+		/* The memory goes back to malloc() clean. */
+		POOL_UNPOISON(P->chunk[i], POOL_CHUNK * sizeof(struct version));
+		free(P->chunk[i]);
+	}
+	free(P->chunk);
+	memset(P, 0, sizeof(*P));
+}
+
+static void node_decref(struct pool *P, struct node *n)
 {
 	uint32_t i;
 
@@ -205,9 +277,9 @@ static void node_decref(struct node *n)
 		if (!e->ptr || e->moved)
 			continue;
 		if (kind_of(e->mode) == K_TREE)
-			node_decref(e->ptr);
+			node_decref(P, e->ptr);
 		else
-			version_decref(e->ptr);
+			version_decref(P, e->ptr);
 	}
 	free(n->e);
 	odb_object_free(n->raw);
@@ -559,7 +631,7 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 done:
 	if (n) {
 		/* Entries not yet filled are NULL and skipped. */
-		node_decref(n);
+		node_decref(&E->pool, n);
 	}
 	return rc;
 }
@@ -807,19 +879,23 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 	for (i = 0; i < np; i++)
 		if (sgp[i])
 			v->norigins++;
-	if (v->norigins) {
+	/* Mostly one origin: the version holds it. */
+	if (v->norigins == 1) {
+		v->origins = &v->one;
+	} else if (v->norigins) {
 		v->origins = calloc(v->norigins, sizeof(*v->origins));
 		if (!v->origins) {
-			free(v);
+			v->norigins = 0;
+			version_decref(&E->pool, v);
 			rc = error_oom();
 			goto done;
 		}
-		for (i = 0, k = 0; i < np; i++) {
-			if (!sgp[i])
-				continue;
-			sgp[i]->refs++;
-			v->origins[k++].src = sgp[i];
-		}
+	}
+	for (i = 0, k = 0; i < np; i++) {
+		if (!sgp[i])
+			continue;
+		sgp[i]->refs++;
+		v->origins[k++].src = sgp[i];
 	}
 	v->ignored = E->opts->nignore && is_ignored(E->opts, &hc->oid);
 	e->ptr = v;
@@ -873,7 +949,7 @@ done:
 		uint32_t p = par[i];
 
 		if (--E->children_left[p] == 0) {
-			node_decref(E->roots[p]);
+			node_decref(&E->pool, E->roots[p]);
 			E->roots[p] = NULL;
 		}
 	}
@@ -2236,8 +2312,9 @@ done:
 	evaluation_free(&X);
 	if (E.roots) {
 		for (c = 0; c < h->n; c++)
-			node_decref(E.roots[c]);
+			node_decref(&E.pool, E.roots[c]);
 	}
+	pool_free(&E.pool);
 	free(E.roots);
 	free(E.children_left);
 	free(E.pend);
