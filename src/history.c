@@ -210,10 +210,15 @@ static int parse_commit(struct parsed *c, const char *p, size_t len)
 /*
  * Commits parsed alongside the walk along the parents: those at the head
  * of the packs (odb.h). Up to `jobs` - 1 helper threads parse them in the
- * list's order while the walk goes on; the walk parses one itself when it
+ * list's order, from the tip on (the commits before it in a pack are
+ * mostly newer ones, which the walk does not want) and round to the
+ * start, while the walk goes on; the walk parses one itself when it
  * needs it first, or waits the few microseconds until a helper is done
  * with it. A commit not in the list, or that fails to parse here, is read
- * by the walk, which reports any error.
+ * by the walk, which reports any error. (tmux at 3.5: its 10,278
+ * commits lie within 10,287 entries from the tip on, of the pack's
+ * 15,663; taken in the order of their names, a third of what the helper
+ * parsed was of no use.)
  */
 enum { TODO, BUSY, DONE };
 
@@ -222,7 +227,8 @@ struct ahead {
 	struct parsed *c;           /* per entry of the list */
 	atomic_uchar *state;        /* per entry: TODO, BUSY or DONE */
 	size_t n;
-	atomic_size_t next;         /* the helpers' next run of entries */
+	size_t start;               /* the tip's entry, where the helpers begin */
+	atomic_size_t next;         /* the helpers' next run, from start */
 	atomic_int stop;            /* the walk is done */
 	pthread_t th[16];
 	unsigned started;
@@ -259,13 +265,14 @@ static void *ahead_main(void *arg)
 		size_t e = b + AHEAD_CHUNK < A->n ? b + AHEAD_CHUNK : A->n;
 
 		for (i = b; i < e; i++) {
+			size_t k = (A->start + i) % A->n;
 			unsigned char todo = TODO;
 
-			if (!atomic_compare_exchange_strong(&A->state[i],
+			if (!atomic_compare_exchange_strong(&A->state[k],
 							    &todo, BUSY))
 				continue;
-			ahead_parse(A, i, &buf, &cap);
-			atomic_store(&A->state[i], DONE);
+			ahead_parse(A, k, &buf, &cap);
+			atomic_store(&A->state[k], DONE);
 		}
 	}
 	free(buf);
@@ -304,11 +311,15 @@ static void ahead_release(struct ahead *A)
 	memset(A, 0, sizeof(*A));
 }
 
-/* List the commits at the head of the packs, and start the helpers. */
+/*
+ * List the commits at the head of the packs, and start the helpers at
+ * commit `tip`.
+ */
 static int ahead_start(struct ahead *A, struct repository *repo,
-		       unsigned jobs)
+		       const git_oid *tip, unsigned jobs)
 {
 	size_t i;
+	int64_t k;
 	int rc;
 
 	memset(A, 0, sizeof(*A));
@@ -320,6 +331,8 @@ static int ahead_start(struct ahead *A, struct repository *repo,
 	A->n = odb_commits_count(A->list);
 	if (!A->n)
 		return 0;
+	k = odb_commits_find(A->list, repository_replacement(repo, tip));
+	A->start = k >= 0 ? (size_t)k : 0;
 	A->c = calloc(A->n, sizeof(*A->c));
 	A->state = malloc(A->n * sizeof(*A->state));
 	if (!A->c || !A->state)
@@ -433,7 +446,7 @@ int history_load_progress(struct history **out, struct repository *repo,
 	int rc = 0;
 
 	*out = NULL;
-	if ((rc = ahead_start(&A, repo, jobs ? jobs : 1)) < 0 ||
+	if ((rc = ahead_start(&A, repo, tip, jobs ? jobs : 1)) < 0 ||
 	    (rc = add_commit(&L, repo, &A, tip, first_parent)) < 0)
 		goto done;
 	/* Breadth-first over parents; every commit read once. */

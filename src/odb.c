@@ -1259,6 +1259,56 @@ static int list_pack_commits(struct odb_commits *c, uint32_t pi)
 	return 0;
 }
 
+/*
+ * Put c->e[from, to) (one pack's) in the order of their offsets: the
+ * index lists them by name. A radix sort, 16 bits of the offset at a
+ * time: tmux's 15,663 commits in two passes.
+ */
+static int sort_by_offset(struct odb_commits *c, size_t from, size_t to)
+{
+	size_t n = to - from, i, sum;
+	uint64_t top = 0;
+	struct run_entry *tmp, *src = c->e + from, *dst;
+	uint32_t *count;
+	unsigned shift;
+
+	for (i = 0; i < n; i++)
+		top |= src[i].offset;
+	if (n < 2 || !top)
+		return 0;
+	tmp = malloc(n * sizeof(*tmp));
+	count = malloc(65536 * sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return error_oom();
+	}
+	dst = tmp;
+	for (shift = 0; shift < 64 && top >> shift; shift += 16) {
+		struct run_entry *swap;
+
+		memset(count, 0, 65536 * sizeof(*count));
+		for (i = 0; i < n; i++)
+			count[(src[i].offset >> shift) & 0xffff]++;
+		for (i = 0, sum = 0; i < 65536; i++) {
+			size_t k = count[i];
+
+			count[i] = (uint32_t)sum;
+			sum += k;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i].offset >> shift) & 0xffff]++] = src[i];
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != c->e + from)
+		memcpy(c->e + from, src, n * sizeof(*src));
+	free(tmp);
+	free(count);
+	return 0;
+}
+
 static const unsigned char *entry_name(const struct odb_commits *c, size_t i)
 {
 	return name_at(&c->db->packs[c->e[i].pack], c->e[i].pos);
@@ -1283,9 +1333,13 @@ int odb_commits_list(struct odb_commits **out, struct odb *db)
 	if (!c)
 		return error_oom();
 	c->db = db;
-	for (i = 0; i < db->npacks; i++)
-		if ((rc = list_pack_commits(c, (uint32_t)i)) < 0)
+	for (i = 0; i < db->npacks; i++) {
+		size_t from = c->n;
+
+		if ((rc = list_pack_commits(c, (uint32_t)i)) < 0 ||
+		    (rc = sort_by_offset(c, from, c->n)) < 0)
 			goto fail;
+	}
 	while (slots < 2 * c->n)
 		slots *= 2;
 	if (!(c->slot = calloc(slots, sizeof(*c->slot)))) {

@@ -77,13 +77,16 @@ deltas=$(git -C "$r" verify-pack -v "$r"/.git/objects/pack/*.idx |
 [ "$deltas" -gt 200 ] || fail "offset deltas: only $deltas deltas in the pack"
 # commits_check LABEL REPO: the list of commits at the head of the packs
 # holds every commit stored whole there (verify-pack tells), and nothing
-# else, each with git's content.
+# else, each with git's content; a pack's commits come in the order they
+# lie in it (verify-pack lists them so).
 commits_check() {
 	local label=$1 repo=$2 p
 	: >"$tmp/whole"
 	for p in "$repo"/.git/objects/pack/*.idx; do
 		git -C "$repo" verify-pack -v "$p" |
-			awk '$2 == "commit" && NF == 5 { print $1 }' >>"$tmp/whole"
+			awk '$2 == "commit" && NF == 5 { print $1 }' >"$tmp/inpack"
+		cat "$tmp/inpack" >>"$tmp/whole"
+		cp "$tmp/inpack" "$tmp/inpack.$(basename "$p")"
 	done
 	sort "$tmp/whole" >"$tmp/whole.s"
 	[ "$(wc -l <"$tmp/whole.s")" -gt 40 ] || fail "$label: too few whole commits"
@@ -93,9 +96,16 @@ commits_check() {
 	[ "$(comm -13 "$tmp/all" "$tmp/whole.s" | wc -l)" = 0 ] ||
 		fail "$label: a whole commit is not among the names"
 	git -C "$repo" cat-file --batch <"$tmp/whole.s" >"$tmp/cwant"
-	sort "$tmp/all" | ODB_TEST_COMMITS=1 "$T" "$repo" >"$tmp/cgot" \
-		2>"$tmp/stats" || fail "$label: $(cat "$tmp/stats")"
+	sort "$tmp/all" | ODB_TEST_COMMITS=1 ODB_TEST_ORDER="$tmp/order" \
+		"$T" "$repo" >"$tmp/cgot" 2>"$tmp/stats" ||
+		fail "$label: $(cat "$tmp/stats")"
 	cmp -s "$tmp/cwant" "$tmp/cgot" || fail "$label: commits differ"
+	for p in "$repo"/.git/objects/pack/*.idx; do
+		grep -Fx -f "$tmp/inpack.$(basename "$p")" "$tmp/order" \
+			>"$tmp/order.got" || true
+		cmp -s "$tmp/inpack.$(basename "$p")" "$tmp/order.got" ||
+			fail "$label: $(basename "$p")'s commits out of pack order"
+	done
 	echo "t-odb-unit: $label: $(cat "$tmp/stats")"
 }
 commits_check "commits in one pack" "$r"

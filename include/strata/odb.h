@@ -149,7 +149,11 @@ int odb_read_place(struct odb_object **out, struct odb *db,
  */
 struct odb_commits;
 
-/* List them: *out is the caller's, freed with odb_commits_free(). */
+/*
+ * List them, each pack's in the order they lie in it: newest first, so
+ * that the history of a commit is mostly the run of the list after it.
+ * *out is the caller's, freed with odb_commits_free().
+ */
 int odb_commits_list(struct odb_commits **out, struct odb *db);
 
 size_t odb_commits_count(const struct odb_commits *c);

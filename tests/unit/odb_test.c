@@ -13,7 +13,8 @@
  * With ODB_TEST_COMMITS set, the names are looked up in the list of
  * commits at the head of the packs instead: those found are printed as
  * above (from the list, not odb_read()), the others not at all, and the
- * count found goes to stderr.
+ * count found goes to stderr. With ODB_TEST_ORDER=FILE too, the names
+ * found are written there in the list's order.
  *
  * With ODB_TEST_SHRINK set, the cache's bound then drops to one byte: a
  * second pass must find nothing in the cache and read the same content;
@@ -110,9 +111,17 @@ int main(int argc, char **argv)
 		struct odb_commits *list = NULL;
 		unsigned char *buf = NULL;
 		size_t cap = 0, len, found = 0;
+		const char *order = getenv("ODB_TEST_ORDER");
+		size_t *at = NULL;
 
 		if (odb_commits_list(&list, s.db) < 0) {
 			fprintf(stderr, "odb_test: %s\n", error_last());
+			goto done;
+		}
+		if (order && !(at = calloc(odb_commits_count(list) + 1,
+					   sizeof(*at)))) {
+			fprintf(stderr, "odb_test: out of memory\n");
+			odb_commits_free(list);
 			goto done;
 		}
 		for (i = 0; i < s.n; i++) {
@@ -120,6 +129,8 @@ int main(int argc, char **argv)
 
 			if (k < 0)
 				continue;
+			if (at && (size_t)k < odb_commits_count(list))
+				at[k] = i + 1;
 			if ((size_t)k >= odb_commits_count(list) ||
 			    odb_commits_read(list, (size_t)k, &buf, &cap,
 					     &len) < 0 ||
@@ -137,6 +148,21 @@ int main(int argc, char **argv)
 		}
 		fprintf(stderr, "commits %zu of %zu listed\n", found,
 			odb_commits_count(list));
+		if (at) {
+			FILE *f = fopen(order, "w");
+			size_t k;
+
+			for (k = 0; f && k < odb_commits_count(list); k++)
+				if (at[k])
+					fprintf(f, "%s\n", git_oid_tostr_s(
+						&s.oids[at[k] - 1]));
+			if (!f || fclose(f) != 0) {
+				fprintf(stderr, "odb_test: cannot write %s\n",
+					order);
+				found = SIZE_MAX;
+			}
+			free(at);
+		}
 		free(buf);
 		rc = i == s.n && found == odb_commits_count(list) ? 0 : 1;
 		odb_commits_free(list);
