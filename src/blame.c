@@ -15,6 +15,10 @@
 #include "strata/odb.h"
 #include "strata/rename.h"
 
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
+
 /*
  * The engine works in three stages.
  *
@@ -77,7 +81,6 @@ struct version {
 #define POOL_CHUNK 1024
 
 #ifdef __SANITIZE_ADDRESS__
-#include <sanitizer/asan_interface.h>
 #define POOL_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
 #define POOL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
 #else
