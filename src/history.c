@@ -217,9 +217,10 @@ static int parse_commit(struct parsed *c, const char *p, size_t len)
  * with it. A commit not in the list, or that fails to parse here, is read
  * by the walk, which reports any error. (tmux at 3.5: its 10,278
  * commits lie within the 10,287 entries from the tip on, of the pack's
- * 15,663. Taken in the order of their names, as before, a third of the
- * commits the helper parsed were not in the history; git at v2.30.0
- * read its history in 0.18 to 0.22 s instead of 0.26 to 0.28 s.)
+ * 15,663; the other 5,385 lie nearly all before or after that run. In
+ * the order of their names, as before, the helper took them as they
+ * came. git at v2.30.0 read its history in 0.18 to 0.22 s instead of
+ * 0.26 to 0.28 s.)
  */
 enum { TODO, BUSY, DONE };
 
