@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "strata/error.h"
 #include "strata/odb.h"
@@ -231,6 +232,7 @@ struct ahead {
 	size_t n;
 	size_t start;               /* the tip's entry, where the helpers begin */
 	atomic_size_t next;         /* the helpers' next run, from start */
+	atomic_size_t walk_at;      /* the walk's last entry, from start */
 	atomic_int stop;            /* the walk is done */
 	pthread_t th[16];
 	unsigned started;
@@ -239,6 +241,14 @@ struct ahead {
 };
 
 #define AHEAD_CHUNK 64
+
+/*
+ * The helpers leave the entries just after the walk's last one to the
+ * walk: the walk goes down the list about as they do, and found the
+ * entry it wanted in a helper's hands at one step in six, waiting 4 to
+ * 10 ms in all on tmux; with this gap, 11 to 18 times, under 0.1 ms.
+ */
+#define AHEAD_GAP 16
 
 /* Parse entry i into A->c[i], with buffer *buf of *cap bytes. */
 static void ahead_parse(struct ahead *A, size_t i, unsigned char **buf,
@@ -268,9 +278,12 @@ static void *ahead_main(void *arg)
 
 		for (i = b; i < e; i++) {
 			size_t k = (A->start + i) % A->n;
+			size_t w = atomic_load_explicit(&A->walk_at,
+							memory_order_relaxed);
 			unsigned char todo = TODO;
 
-			if (!atomic_compare_exchange_strong(&A->state[k],
+			if ((i >= w && i - w < AHEAD_GAP) ||
+			    !atomic_compare_exchange_strong(&A->state[k],
 							    &todo, BUSY))
 				continue;
 			ahead_parse(A, k, &buf, &cap);
@@ -281,17 +294,34 @@ static void *ahead_main(void *arg)
 	return NULL;
 }
 
-/* Entry i, parsed: by a helper, or now by the caller. */
+/*
+ * Entry i, parsed: by a helper, or now by the caller. A helper still at
+ * it is waited for a while, not for as long as the host keeps its thread
+ * off the processor: then the entry comes back not parsed, and the walk
+ * reads the commit itself.
+ */
 static const struct parsed *ahead_get(struct ahead *A, size_t i)
 {
+	static const struct parsed not_yet = { .ok = false };
+	struct timespec t0, now;
 	unsigned char todo = TODO;
 
+	atomic_store_explicit(&A->walk_at, (i + A->n - A->start) % A->n,
+			      memory_order_relaxed);
 	if (atomic_compare_exchange_strong(&A->state[i], &todo, BUSY)) {
 		ahead_parse(A, i, &A->buf, &A->cap);
 		atomic_store(&A->state[i], DONE);
+		return &A->c[i];
 	}
-	while (atomic_load(&A->state[i]) != DONE)
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (atomic_load(&A->state[i]) != DONE) {
 		sched_yield();
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		/* A parse takes a few microseconds. */
+		if ((now.tv_sec - t0.tv_sec) * 1000000000L +
+		    (now.tv_nsec - t0.tv_nsec) > 200000L)
+			return &not_yet;
+	}
 	return &A->c[i];
 }
 
@@ -342,6 +372,7 @@ static int ahead_start(struct ahead *A, struct repository *repo,
 	for (i = 0; i < A->n; i++)
 		atomic_init(&A->state[i], TODO);
 	atomic_init(&A->next, 0);
+	atomic_init(&A->walk_at, 0);
 	atomic_init(&A->stop, 0);
 	if (jobs > 16)
 		jobs = 16;
