@@ -276,7 +276,8 @@ static void *ahead_main(void *arg)
 	       (b = atomic_fetch_add(&A->next, AHEAD_CHUNK)) < A->n) {
 		size_t e = b + AHEAD_CHUNK < A->n ? b + AHEAD_CHUNK : A->n;
 
-		for (i = b; i < e; i++) {
+		/* Stopped between entries: the walk joins the helpers. */
+		for (i = b; i < e && !atomic_load(&A->stop); i++) {
 			size_t k = (A->start + i) % A->n;
 			size_t w = atomic_load_explicit(&A->walk_at,
 							memory_order_relaxed);
