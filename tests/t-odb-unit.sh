@@ -84,9 +84,9 @@ commits_check() {
 	: >"$tmp/whole"
 	for p in "$repo"/.git/objects/pack/*.idx; do
 		git -C "$repo" verify-pack -v "$p" |
-			awk '$2 == "commit" && NF == 5 { print $1 }' >"$tmp/inpack"
-		cat "$tmp/inpack" >>"$tmp/whole"
-		cp "$tmp/inpack" "$tmp/inpack.$(basename "$p")"
+			awk '$2 == "commit" && NF == 5 { print $1 }' \
+			>"$tmp/inpack.$(basename "$p")"
+		cat "$tmp/inpack.$(basename "$p")" >>"$tmp/whole"
 	done
 	sort "$tmp/whole" >"$tmp/whole.s"
 	[ "$(wc -l <"$tmp/whole.s")" -gt 40 ] || fail "$label: too few whole commits"
