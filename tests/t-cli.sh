@@ -213,6 +213,31 @@ progress_quiet() {
 	grep -q "commits" err
 }
 
+# The heap asks glibc for huge pages (main.c): strata adds the tunable to
+# what GLIBC_TUNABLES holds and runs itself again, unless the user chose;
+# the output is the same either way.
+heap_pages() {
+	local thp=/sys/kernel/mm/transparent_hugepage/enabled
+	sample
+	GLIBC_TUNABLES=glibc.malloc.hugetlb=0 "$STRATA" blame r --verbose \
+		>small.out 2>err
+	grep -qx 'strata: heap on small pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=0)' err
+	GLIBC_TUNABLES=glibc.malloc.tcache_count=7 "$STRATA" blame r --verbose \
+		>huge.out 2>err
+	cmp small.out huge.out
+	if [ "${SAN:-0}" = 1 ] || [ ! -r $thp ] || grep -q '\[never\]' $thp; then
+		grep -qx 'strata: heap on small pages (GLIBC_TUNABLES=glibc.malloc.tcache_count=7)' err
+	else
+		grep -qx 'strata: heap on huge pages (GLIBC_TUNABLES=glibc.malloc.tcache_count=7:glibc.malloc.hugetlb=1)' err
+	fi
+	env -u GLIBC_TUNABLES "$STRATA" blame r --verbose >/dev/null 2>err
+	if [ "${SAN:-0}" != 1 ] && [ -r $thp ] && ! grep -q '\[never\]' $thp; then
+		grep -qx 'strata: heap on huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1)' err
+	fi
+	"$STRATA" blame r >/dev/null 2>err
+	[ ! -s err ]
+}
+
 # make install honours PREFIX and DESTDIR, and the installed binary finds
 # its templates there.
 install_staged() {
@@ -330,4 +355,5 @@ run_case partial_clone partial_clone
 run_case bare_and_defaults bare_and_defaults
 run_case shallow_note shallow_note
 run_case progress_quiet progress_quiet
+run_case heap_pages heap_pages
 finish
