@@ -941,8 +941,9 @@ static int run(struct options *o)
 			b->seconds_diff, b->seconds_eval);
 	if (o->verbose)
 		fprintf(stderr, "strata: %zu object reads, %zu from the cache, "
-			"%zu objects built from packs\n", b->nreads,
-			b->ncached, b->nbuilt);
+			"%zu objects built from packs; a cache of %zu KiB for "
+			"the walk\n", b->nreads, b->ncached, b->nbuilt,
+			b->walk_cache >> 10);
 	if (o->verbose)
 		print_heap_pages();
 	if (o->cmd == CMD_BLAME) {

@@ -238,6 +238,32 @@ heap_pages() {
 	[ ! -s err ]
 }
 
+# The object cache's bound during the walk comes from REV's directories
+# (blame.c): 64 KiB a tree, root included, from 16 to 64 MiB; the most
+# when there is no reader thread (--jobs 1). --verbose gives it.
+walk_cache() {
+	local name n i
+	for name in few:3 mid:399 many:1100; do
+		n=${name#*:}
+		name=${name%:*}
+		repo_new "$name"
+		for i in $(seq "$n"); do
+			mkdir "d$i"
+			echo "$i" >"d$i/f"
+		done
+		commit "$n directories"
+		cd ..
+	done
+	"$STRATA" blame few --jobs 2 --verbose >/dev/null 2>err
+	grep -q '; a cache of 16384 KiB for the walk$' err
+	"$STRATA" blame mid --jobs 2 --verbose >/dev/null 2>err
+	grep -q '; a cache of 25600 KiB for the walk$' err
+	"$STRATA" blame many --jobs 2 --verbose >/dev/null 2>err
+	grep -q '; a cache of 65536 KiB for the walk$' err
+	"$STRATA" blame few --jobs 1 --verbose >/dev/null 2>err
+	grep -q '; a cache of 65536 KiB for the walk$' err
+}
+
 # make install honours PREFIX and DESTDIR, and the installed binary finds
 # its templates there.
 install_staged() {
@@ -356,4 +382,5 @@ run_case bare_and_defaults bare_and_defaults
 run_case shallow_note shallow_note
 run_case progress_quiet progress_quiet
 run_case heap_pages heap_pages
+run_case walk_cache walk_cache
 finish

@@ -55,6 +55,7 @@ struct blame_result {
 	double seconds_eval;      /* putting the result together */
 	/* object reads: in all, from the cache, built from the packs */
 	size_t nreads, ncached, nbuilt;
+	size_t walk_cache;        /* the object cache's bound in the walk */
 };
 
 /*
