@@ -789,8 +789,8 @@ static void print_table(const struct tally *t, const struct report_info *in)
 /*
  * The heap on transparent huge pages. A run fills hundreds of megabytes
  * of fresh heap with objects and tables, and each 4 KiB page of it costs
- * a page fault: on tmux, 19,500 faults and a sixth of the CPU time spent
- * in the kernel. glibc advises huge pages for its heap only when the
+ * a page fault: on tmux, 19,500 faults and 18% of the CPU time spent in
+ * the kernel. glibc advises huge pages for its heap only when the
  * glibc.malloc.hugetlb tunable asks, and it reads tunables from the
  * environment before main(); so strata runs itself once more with the
  * tunable added to GLIBC_TUNABLES (docs/performance.md). It does not when
