@@ -1017,6 +1017,7 @@ struct reader {
 	size_t ntips, tips_alloc, tips_checked;
 	bool tips_listed;
 	size_t ntrees;           /* the trees listed: REV's directories */
+	size_t cache_bound;      /* the object cache's bound in the walk */
 	char *path;
 	size_t path_alloc;
 	struct scratch buf;
@@ -1152,27 +1153,29 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-/* Start a reader if there is a thread to spare. */
+/* Bound the walk's cache, and start a reader if there is a thread to spare. */
 static void reader_start(struct reader *R, const struct engine *E)
 {
 	memset(R, 0, sizeof(*R));
 	R->E = E;
 	atomic_init(&R->walked, 0);
 	atomic_init(&R->stop, 0);
-	if (E->opts->jobs < 2 || open_handle(&R->git, E) < 0)
-		goto none;
+	R->cache_bound = WALK_CACHE_MAX;
 	/*
 	 * The tip's files are listed before the walk starts, so that the
 	 * walk's cache is bounded by the count of REV's directories whatever
 	 * the threads' timing.
 	 */
-	R->tips_listed = reader_list(R, &E->h->commits[E->h->n - 1].tree,
-				     0) == 0;
-	if (R->tips_listed)
-		odb_set_cache_limit(E->repo->odb, walk_cache(R->ntrees));
-	if (pthread_create(&R->th, NULL, reader_main, R) == 0)
+	if (E->opts->jobs >= 2 && open_handle(&R->git, E) == 0) {
+		const git_oid *tip = &E->h->commits[E->h->n - 1].tree;
+
+		R->tips_listed = reader_list(R, tip, 0) == 0;
+		if (R->tips_listed)
+			R->cache_bound = walk_cache(R->ntrees);
+	}
+	odb_set_cache_limit(E->repo->odb, R->cache_bound);
+	if (R->git && pthread_create(&R->th, NULL, reader_main, R) == 0)
 		return;
-none:
 	git_repository_free(R->git);
 	R->git = NULL;
 }
@@ -2178,8 +2181,8 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	for (c = 0; c < h->n; c++)
 		E.children_left[c] = h->commits[c].nchildren;
 	/* Stage 1, with the trees read ahead. */
-	odb_set_cache_limit(repo->odb, WALK_CACHE_MAX);
 	reader_start(&R, &E);
+	res->walk_cache = R.cache_bound;
 	for (c = 0; c < h->n; c++) {
 		if ((rc = walk_commit(&E, c)) < 0)
 			break;
@@ -2190,7 +2193,6 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	}
 	reader_stop(&R);
 	odb_set_cache_limit(repo->odb, 0);
-	res->walk_cache = R.tips_listed ? walk_cache(R.ntrees) : WALK_CACHE_MAX;
 	if (rc < 0)
 		goto done;
 	rename_detector_free(E.rd);

@@ -217,7 +217,11 @@ progress_quiet() {
 # what GLIBC_TUNABLES holds and runs itself again, unless the user chose;
 # the output is the same either way.
 heap_pages() {
-	local thp=/sys/kernel/mm/transparent_hugepage/enabled
+	local thp=/sys/kernel/mm/transparent_hugepage/enabled huge=1
+	# Under ASan, or with the kernel's huge pages off, strata leaves it.
+	if [ "${SAN:-0}" = 1 ] || [ ! -r $thp ] || grep -q '\[never\]' $thp; then
+		huge=0
+	fi
 	sample
 	GLIBC_TUNABLES=glibc.malloc.hugetlb=0 "$STRATA" blame r --verbose \
 		>small.out 2>err
@@ -225,13 +229,13 @@ heap_pages() {
 	GLIBC_TUNABLES=glibc.malloc.tcache_count=7 "$STRATA" blame r --verbose \
 		>huge.out 2>err
 	cmp small.out huge.out
-	if [ "${SAN:-0}" = 1 ] || [ ! -r $thp ] || grep -q '\[never\]' $thp; then
-		grep -qx 'strata: heap on small pages (GLIBC_TUNABLES=glibc.malloc.tcache_count=7)' err
-	else
+	if [ $huge = 1 ]; then
 		grep -qx 'strata: heap on huge pages (GLIBC_TUNABLES=glibc.malloc.tcache_count=7:glibc.malloc.hugetlb=1)' err
+	else
+		grep -qx 'strata: heap on small pages (GLIBC_TUNABLES=glibc.malloc.tcache_count=7)' err
 	fi
 	env -u GLIBC_TUNABLES "$STRATA" blame r --verbose >/dev/null 2>err
-	if [ "${SAN:-0}" != 1 ] && [ -r $thp ] && ! grep -q '\[never\]' $thp; then
+	if [ $huge = 1 ]; then
 		grep -qx 'strata: heap on huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1)' err
 	fi
 	"$STRATA" blame r >/dev/null 2>err
