@@ -2459,15 +2459,19 @@ static int mark_root(struct marking *M, struct version *v)
 /*
  * List what the roots on M's stack need, depth first: a version's origin
  * is usually the next one listed. The roots lie at the stack's bottom, so
- * popping one starts a run (M->runs).
+ * popping one starts a run (M->runs). Called again with more roots, it
+ * goes on with the list.
  */
 static int mark_needed(struct marking *M)
 {
 	size_t roots_left = M->sp;
+	uint32_t *runs;
 	int rc;
 
-	if (!(M->runs = malloc((M->sp ? M->sp : 1) * sizeof(*M->runs))))
+	runs = realloc(M->runs, (M->nruns + M->sp + 1) * sizeof(*M->runs));
+	if (!runs)
 		return error_oom();
+	M->runs = runs;
 	while (M->sp) {
 		struct version *v = M->stack[--M->sp];
 		uint16_t k;
@@ -2665,7 +2669,13 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	E.rd = NULL;
 	res->seconds_walk = elapsed(&t0);
 	/* Keep the text files; mark what they need. */
+	/*
+	 * The tip's files first: each one's run then holds all of its
+	 * history, as the pack's delta chains do; the snapshots' files add
+	 * runs of what the tip does not need (files deleted since).
+	 */
 	if ((rc = tip_roots(&E, &R, &M, &tips, &ntips)) < 0 ||
+	    (rc = mark_needed(&M)) < 0 ||
 	    (rc = snapset_finish(&E, res)) < 0 ||
 	    (rc = snapshot_roots(&E, &M)) < 0 ||
 	    (rc = mark_needed(&M)) < 0)
