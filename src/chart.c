@@ -1514,6 +1514,38 @@ static void layers_tick(char *buf, size_t size, const struct layers *L,
 }
 
 /*
+ * A hairline in the background's colour along the top of the releases
+ * below r (top[] holds their sums by now), so that neighbouring bands of
+ * close colours stay apart.
+ */
+static void layers_edge(struct chart *c, const struct layers *L,
+			const uint64_t *top, size_t r, const double *xs,
+			double pb, double ph, double ymax)
+{
+	const struct snapshots *s = c->t->history;
+	struct rgb bg = c->th->bg;
+	size_t k;
+
+	if (!r || s->n < 2)
+		return;
+	for (k = 0; k < s->n; k++) {
+		double v = L->share ? (L->totals[k] ? 100.0 * (double)top[k] /
+				       (double)L->totals[k] : 0) :
+			   (double)top[k];
+		double y = pb - v / ymax * ph;
+
+		if (k)
+			cairo_line_to(c->cr, xs[k], y);
+		else
+			cairo_move_to(c->cr, xs[k], y);
+	}
+	cairo_set_source_rgba(c->cr, bg.r / 255.0, bg.g / 255.0, bg.b / 255.0,
+			      0.35);
+	cairo_set_line_width(c->cr, 0.75);
+	cairo_stroke(c->cr);
+}
+
+/*
  * The areas, newest release first, each from the baseline to its top
  * (what it and every older release hold), so that no seam shows between
  * neighbours. top[k] starts as snapshot k's whole and loses each release
@@ -1553,6 +1585,14 @@ static int layers_fill(struct chart *c, const struct layers *L,
 		cairo_line_to(c->cr, xs[s->n - 1], pb);
 		cairo_close_path(c->cr);
 		cairo_fill(c->cr);
+	}
+	/* The edges over the areas, from the top down again. */
+	for (k = 0; k < s->n; k++)
+		top[k] = L->totals[k];
+	for (r = nrel; r-- > 1;) {
+		for (k = 0; k < s->n; k++)
+			top[k] -= L->counts[k * nrel + r];
+		layers_edge(c, L, top, r, xs, pb, ph, ymax);
 	}
 	free(top);
 	return 0;
@@ -1648,22 +1688,41 @@ static int survival_emphasis(const struct snapshots *s, size_t r,
 	return shown < 3 && s->survival[r].base + 1 < s->n;
 }
 
-/* One release's curve: share against years since its own snapshot. */
-static void survival_curve(struct chart *c, size_t r, double pl, double pw,
-			   double pb, double ph, double xmax, double ymax)
+/* The survival chart's plot: its box and its scales. */
+struct survival_plot {
+	double pl, pr, pt, pb;
+	double xmax, ymax;        /* in units of time; percent */
+	double unit;              /* seconds in a unit: a year, month or day */
+	const char *unit_name;
+};
+
+static double survival_x(const struct survival_plot *P,
+			 const struct snapshots *s, size_t r, size_t k)
+{
+	double t = ((double)s->list[k].date -
+		    (double)s->list[s->survival[r].base].date) / P->unit;
+
+	return P->pl + fmin(fmax(t, 0), P->xmax) / P->xmax * (P->pr - P->pl);
+}
+
+static double survival_y(const struct survival_plot *P,
+			 const struct snapshots *s, size_t r, size_t k)
+{
+	return P->pb - fmin(snapshots_share(s, r, k), P->ymax) / P->ymax *
+			       (P->pb - P->pt);
+}
+
+/* One release's curve, from its base snapshot on. */
+static void survival_curve(struct chart *c, const struct survival_plot *P,
+			   size_t r)
 {
 	const struct snapshots *s = c->t->history;
-	size_t b = s->survival[r].base, k;
-	double t0 = (double)s->list[b].date;
+	size_t k;
 
-	for (k = b; k < s->n; k++) {
-		double yrs = fmax(0, ((double)s->list[k].date - t0) /
-					     (365.25 * 86400));
-		double x = pl + fmin(yrs, xmax) / xmax * pw;
-		double y = pb - fmin(snapshots_share(s, r, k), ymax) / ymax *
-				     ph;
+	for (k = s->survival[r].base; k < s->n; k++) {
+		double x = survival_x(P, s, r, k), y = survival_y(P, s, r, k);
 
-		if (k == b)
+		if (k == s->survival[r].base)
 			cairo_move_to(c->cr, x, y);
 		else
 			cairo_line_to(c->cr, x, y);
@@ -1671,103 +1730,123 @@ static void survival_curve(struct chart *c, size_t r, double pl, double pw,
 	cairo_stroke(c->cr);
 }
 
-static int survival_label(struct chart *c, size_t r, double pl, double pw,
-			  double pb, double ph, double xmax, double ymax)
+/* The scales: time in years, months or days as the span asks; shares
+ * up to 100%, or more (to 200%) when a release grew. */
+static void survival_scales(struct survival_plot *P,
+			    const struct snapshots *s)
 {
-	const struct snapshots *s = c->t->history;
-	size_t k = s->n - 1, b = s->survival[r].base;
-	double yrs = ((double)s->list[k].date - (double)s->list[b].date) /
-		     (365.25 * 86400);
-	double x = pl + fmin(fmax(yrs, 0), xmax) / xmax * pw;
-	double y = pb - fmin(snapshots_share(s, r, k), ymax) / ymax * ph;
-
-	return text_put(c, F_VALUE, 0, c->t->releases[r].name, 90,
-			fmin(x + 4, c->w - PAD), y, x + 4 > c->w - PAD - 30 ?
-			1 : 0, 0.5, c->th->text, NULL, NULL);
-}
-
-static double survival_span(const struct snapshots *s, double *ymax)
-{
-	double span = 0;
+	double span = 0, ymax = 100;
 	size_t r, k;
 
-	*ymax = 100;
 	for (r = 0; r < s->nreleases; r++) {
 		size_t b = s->survival[r].base;
 
 		if (b == SNAPSHOT_NONE)
 			continue;
-		span = fmax(span, ((double)s->list[s->n - 1].date -
-				   (double)s->list[b].date) / (365.25 * 86400));
+		span = fmax(span, (double)s->list[s->n - 1].date -
+				  (double)s->list[b].date);
 		for (k = b; k < s->n; k++)
-			*ymax = fmax(*ymax, snapshots_share(s, r, k));
+			ymax = fmax(ymax, snapshots_share(s, r, k));
 	}
-	*ymax = fmin(200, ceil(*ymax / 25) * 25);
-	return span > 0 ? span : 1;
+	P->ymax = fmin(200, ceil(ymax / 25) * 25);
+	P->unit = 365.25 * 86400;
+	P->unit_name = "years since the release";
+	if (span < 2 * P->unit) {
+		P->unit = 30.4375 * 86400;
+		P->unit_name = "months since the release";
+	}
+	if (span < 60 * 86400.0) {
+		P->unit = 86400;
+		P->unit_name = "days since the release";
+	}
+	P->xmax = span > 0 ? span / P->unit : 1;
 }
 
-static int draw_survival_axes(struct chart *c, double pl, double pr,
-			      double pt, double pb, double xmax, double ymax)
+static int draw_survival_axes(struct chart *c, const struct survival_plot *P)
 {
-	double xstep = nice_step(xmax, 8), v;
+	double xstep = nice_step(P->xmax, 8), v;
 	char buf[32];
 	int rc;
 
-	for (v = 0; v <= ymax + 1e-9; v += 25) {
-		double row = round(pb - v / ymax * (pb - pt));
+	for (v = 0; v <= P->ymax + 1e-9; v += 25) {
+		double row = round(P->pb - v / P->ymax * (P->pb - P->pt));
 
 		if (v > 0)
-			hline(c, pl, pr, row, c->th->grid);
+			hline(c, P->pl, P->pr, row, c->th->grid);
 		fmt_tick(buf, sizeof(buf), v);
-		if ((rc = text_put(c, F_TICK, 0, buf, 0, pl - 7, row + 0.5, 1,
-				   0.5, c->th->muted, NULL, NULL)))
+		if ((rc = text_put(c, F_TICK, 0, buf, 0, P->pl - 7, row + 0.5,
+				   1, 0.5, c->th->muted, NULL, NULL)))
 			return rc;
 	}
-	for (v = 0; v <= xmax + 1e-9; v += xstep) {
-		double col = round(pl + v / xmax * (pr - pl));
+	for (v = 0; v <= P->xmax + 1e-9; v += xstep) {
+		double col = round(P->pl + v / P->xmax * (P->pr - P->pl));
 
-		vline(c, col, pb + 1, pb + 5, c->th->axis);
+		vline(c, col, P->pb + 1, P->pb + 5, c->th->axis);
 		snprintf(buf, sizeof(buf), "%g", v);
-		if ((rc = text_put(c, F_TICK, 0, buf, 0, col, pb + 7, 0.5, 0,
-				   c->th->muted, NULL, NULL)))
+		if ((rc = text_put(c, F_TICK, 0, buf, 0, col, P->pb + 7, 0.5,
+				   0, c->th->muted, NULL, NULL)))
 			return rc;
 	}
-	hline(c, pl, pr, pb, c->th->axis);
+	hline(c, P->pl, P->pr, P->pb, c->th->axis);
 	return 0;
 }
 
-static int draw_survival(struct chart *c, const void *arg)
+/* A label at the end of a bold curve. */
+struct end_label {
+	size_t r;
+	double x, y;
+};
+
+static int end_label_cmp(const void *a, const void *b)
+{
+	const struct end_label *x = a, *y = b;
+
+	if (x->y != y->y)
+		return x->y < y->y ? -1 : 1;
+	return x->r < y->r ? -1 : x->r > y->r;
+}
+
+/* The bold curves' names at their ends, moved apart where they meet. */
+static int survival_labels(struct chart *c, const struct survival_plot *P)
+{
+	const struct snapshots *s = c->t->history;
+	struct end_label v[4];
+	size_t n = 0, r, i;
+	double h;
+	int rc;
+
+	if ((rc = text_height(c, F_VALUE, &h)))
+		return rc;
+	for (r = 0; r < s->nreleases && n < 4; r++)
+		if (s->survival[r].base != SNAPSHOT_NONE &&
+		    survival_emphasis(s, r, s->nreleases))
+			v[n++] = (struct end_label){ r,
+				survival_x(P, s, r, s->n - 1),
+				survival_y(P, s, r, s->n - 1) };
+	qsort(v, n, sizeof(*v), end_label_cmp);
+	for (i = 1; i < n; i++)
+		v[i].y = fmax(v[i].y, v[i - 1].y + h);
+	for (i = 0; i < n; i++) {
+		int right = v[i].x + 4 > c->w - PAD - 40;
+
+		if ((rc = text_put(c, F_VALUE, 0, c->t->releases[v[i].r].name,
+				   90, right ? v[i].x - 4 : v[i].x + 4,
+				   v[i].y, right, 0.5, c->th->text, NULL,
+				   NULL)))
+			return rc;
+	}
+	return 0;
+}
+
+static void survival_curves(struct chart *c, const struct survival_plot *P)
 {
 	const struct snapshots *s = c->t->history;
 	size_t nrel = c->t->nreleases, r;
-	double top, bottom, tick_h, ymax, xmax, pl, pr, pt, pb, w;
-	char sub[512];
-	int rc, pass;
+	int pass;
 
-	(void)arg;
-	snprintf(sub, sizeof(sub), "Share of each release's lines still there "
-		 "at each later snapshot, by years since its own; the oldest "
-		 "and newest releases drawn bold");
-	if ((rc = draw_frame(c, "How long each release's lines live", sub,
-			     &top, &bottom)))
-		return rc;
-	xmax = survival_span(s, &ymax);
-	if ((rc = text_height(c, F_TICK, &tick_h)) ||
-	    (rc = text_width(c, F_TICK, 0, "200%", &w)))
-		return rc;
-	pl = round(PAD + w + 8);
-	pr = round(c->w - PAD - 60);
-	pt = round(top + 6);
-	pb = round(bottom - 2 * tick_h - 16);
-	if (pb - pt < 20 || pr - pl < 40)
-		return error_set("chart 'survival' has no room for its plot");
-	if ((rc = draw_survival_axes(c, pl, pr, pt, pb, xmax, ymax)) ||
-	    (rc = text_put(c, F_AXIS, 0, "years since the release", 0,
-			   (pl + pr) / 2, pb + tick_h + 12, 0.5, 0,
-			   c->th->muted, NULL, NULL)))
-		return rc;
 	cairo_save(c->cr);
-	cairo_rectangle(c->cr, pl, pt - 2, pr - pl + 2, pb - pt + 2);
+	cairo_rectangle(c->cr, P->pl, P->pt - 2, P->pr - P->pl + 2,
+			P->pb - P->pt + 2);
 	cairo_clip(c->cr);
 	cairo_set_line_join(c->cr, CAIRO_LINE_JOIN_ROUND);
 	for (pass = 0; pass < 2; pass++)
@@ -1781,17 +1860,41 @@ static int draw_survival(struct chart *c, const void *arg)
 					      col.g / 255.0, col.b / 255.0,
 					      pass ? 1.0 : 0.45);
 			cairo_set_line_width(c->cr, pass ? 2.5 : 1.0);
-			survival_curve(c, r, pl, pr - pl, pb, pb - pt, xmax,
-				       ymax);
+			survival_curve(c, P, r);
 		}
 	cairo_restore(c->cr);
-	for (r = 0; r < nrel; r++)
-		if (s->survival[r].base != SNAPSHOT_NONE &&
-		    survival_emphasis(s, r, nrel) &&
-		    (rc = survival_label(c, r, pl, pr - pl, pb, pb - pt, xmax,
-					 ymax)))
-			return rc;
-	return 0;
+}
+
+static int draw_survival(struct chart *c, const void *arg)
+{
+	const struct snapshots *s = c->t->history;
+	struct survival_plot P;
+	double top, bottom, tick_h, w;
+	int rc;
+
+	(void)arg;
+	if ((rc = draw_frame(c, "How long each release's lines live",
+			     "Share of each release's lines still there at "
+			     "each later snapshot; the oldest and the newest "
+			     "releases drawn bold", &top, &bottom)))
+		return rc;
+	survival_scales(&P, s);
+	if ((rc = text_height(c, F_TICK, &tick_h)) ||
+	    (rc = text_width(c, F_TICK, 0, "200%", &w)))
+		return rc;
+	P.pl = round(PAD + w + 8);
+	P.pr = round(c->w - PAD - 60);
+	P.pt = round(top + 6);
+	P.pb = round(bottom - 2 * tick_h - 16);
+	if (P.pb - P.pt < 20 || P.pr - P.pl < 40)
+		return error_set("chart 'survival' has no room for its plot");
+	if ((rc = draw_survival_axes(c, &P)) ||
+	    (rc = text_put(c, F_AXIS, 0, P.unit_name, 0, (P.pl + P.pr) / 2,
+			   P.pb + tick_h + 12, 0.5, 0, c->th->muted, NULL,
+			   NULL)))
+		return rc;
+	survival_curves(c, &P);
+	return survival_labels(c, &P);
 }
 
 /* ------------------------------------------------------------------ */
