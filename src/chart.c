@@ -2469,6 +2469,9 @@ static int chart_layers(struct charts *x, const char *name, size_t sub,
 	if ((rc = chart_emit(x, name, draw_layers, &L)))
 		goto done;
 	L.share = 1;
+	snprintf(title, sizeof(title), "%s by the release that wrote them, "
+		 "at each %s, in shares", what, s->when == SNAPSHOTS_RELEASES ?
+		 "release" : snapshots_when_name(s->when));
 	snprintf(sub_title, sizeof(sub_title), "The same at 100%%: the share "
 		 "of each release in the lines of each snapshot");
 	snprintf(share_name, sizeof(share_name), "%s-share", name);
