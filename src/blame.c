@@ -61,6 +61,7 @@ struct version {
 	uint16_t norigins;
 	unsigned needed:1, ignored:1, output:1;
 	unsigned counted:1;       /* nlines read off the blob (stage 2) */
+	unsigned broken:1;        /* origins unknown: see struct broken */
 	git_oid oid;              /* blob */
 	struct origin *origins;   /* &one when there is one */
 	struct origin one;
@@ -141,6 +142,16 @@ static int name_cmp(const char *a, size_t alen, int atree,
 	return (int)ca - (int)cb;
 }
 
+/*
+ * A version whose origins could not be found because a partial clone left
+ * out a blob that rename detection had to read. It is an error only if
+ * the tip needs it; until then, this is what to say.
+ */
+struct broken {
+	uint32_t seq;             /* the version's */
+	char *msg;
+};
+
 struct engine {
 	struct repository *repo;
 	const struct history *h;
@@ -151,6 +162,8 @@ struct engine {
 	struct pool pool;
 	uint32_t seq;
 	uint64_t nrenames;
+	struct broken *broken;
+	size_t nbroken, broken_alloc;
 	/* scratch */
 	char *path;
 	size_t path_alloc;
@@ -785,6 +798,52 @@ static int is_ignored(const struct blame_options *o, const git_oid *oid)
 }
 
 /*
+ * The rename search for `path` at commit c failed on a blob that a
+ * partial clone left out: what to say should the tip need the version.
+ */
+static char *broken_message(const struct engine *E, uint32_t c,
+			    const char *path)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+
+	git_oid_tostr(hex, sizeof(hex), &E->h->commits[c].oid);
+	error_prefix("looking for where '%s' of commit %.12s came from", path,
+		     hex);
+	return strdup(error_last());
+}
+
+static int mark_broken(struct engine *E, struct version *v, char *msg)
+{
+	if (E->nbroken == E->broken_alloc) {
+		size_t na = E->broken_alloc ? E->broken_alloc * 2 : 8;
+		void *p = realloc(E->broken, na * sizeof(*E->broken));
+
+		if (!p) {
+			free(msg);
+			return error_oom();
+		}
+		E->broken = p;
+		E->broken_alloc = na;
+	}
+	E->broken[E->nbroken].seq = v->seq;
+	E->broken[E->nbroken++].msg = msg;
+	v->broken = 1;
+	return 0;
+}
+
+/* The error of a broken version that the tip needs. */
+static int broken_error(const struct engine *E, const struct version *v)
+{
+	size_t i;
+
+	for (i = 0; i < E->nbroken; i++)
+		if (E->broken[i].seq == v->seq)
+			return error_setc(STRATA_EMISSING, "%s",
+					  E->broken[i].msg);
+	return error_set("internal error: a broken version without a cause");
+}
+
+/*
  * Find the version for a changed file of commit c by git's rules, and
  * store it in the entry.
  */
@@ -796,6 +855,7 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 	struct entry *e = &p->node->e[p->index];
 	struct version *sg[64], **sgp = sg, *share = NULL, *v = NULL;
 	unsigned char present_buf[64], *present = present_buf;
+	char *missing = NULL;
 	uint32_t i, np = hc->nparents, k;
 	int rc = 0;
 
@@ -852,6 +912,20 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 			continue;
 		rc = rename_sources_find(&idx, del[i].prepared, p->path,
 					 e->mode, &e->oid);
+		/*
+		 * A blob a partial clone left out: an error only if the tip
+		 * needs this version. (No exact match was found, so a later
+		 * parent's identical blob still decides as it would.)
+		 */
+		if (rc == STRATA_EMISSING) {
+			if (!missing &&
+			    !(missing = broken_message(E, c, p->path))) {
+				rc = error_oom();
+				goto done;
+			}
+			rc = 0;
+			continue;
+		}
 		if (rc < 0)
 			goto done;
 		if (idx < 0 || !del[i].ver[idx])
@@ -902,7 +976,12 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 	}
 	v->ignored = E->opts->nignore && is_ignored(E->opts, &hc->oid);
 	e->ptr = v;
+	if (missing) {
+		rc = mark_broken(E, v, missing);
+		missing = NULL;
+	}
 done:
+	free(missing);
 	if (sgp != sg)
 		free(sgp);
 	if (present != present_buf)
@@ -1522,6 +1601,7 @@ struct work {
 	pthread_cond_t finished_cond;  /* a worker has finished */
 	unsigned finished;             /* under lock */
 	char err[512];
+	size_t err_at;                 /* the version that failed, or n */
 };
 
 static int load_blob(struct odb_object **out, struct odb *db,
@@ -1765,11 +1845,14 @@ static int work_units(struct work *W, const uint32_t *runs, size_t nruns,
 	return 0;
 }
 
-static void work_fail(struct work *W)
+/* `at`: the version of the list whose diff failed, or W->n. */
+static void work_fail(struct work *W, size_t at)
 {
 	pthread_mutex_lock(&W->lock);
-	if (!atomic_load(&W->failed))
+	if (!atomic_load(&W->failed)) {
 		snprintf(W->err, sizeof(W->err), "%s", error_last());
+		W->err_at = at;
+	}
 	atomic_store(&W->failed, 1);
 	pthread_mutex_unlock(&W->lock);
 }
@@ -1804,7 +1887,7 @@ static void work_run(struct work *W, git_repository *git, bool report)
 		for (; i < e; i++) {
 			if (diff_version(W->list[i], W->E->repo->odb, git, &dr,
 					 W->flags) < 0) {
-				work_fail(W);
+				work_fail(W, i);
 				goto out;
 			}
 			/* Progress in steps of 64 versions: a run can be long. */
@@ -1826,7 +1909,7 @@ static void work_run(struct work *W, git_repository *git, bool report)
 		if (atomic_fetch_sub(&W->left[W->units[u].group], 1) == 1 &&
 		    evaluate_group(W->X, W->units[u].group, &taken,
 				   &have) < 0) {
-			work_fail(W);
+			work_fail(W, W->n);
 			goto out;
 		}
 	}
@@ -1843,7 +1926,7 @@ static void *worker(void *arg)
 	git_repository *git = NULL;
 
 	if (open_handle(&git, W->E) < 0) {
-		work_fail(W);
+		work_fail(W, W->n);
 		work_finished(W);
 		return NULL;
 	}
@@ -1861,7 +1944,7 @@ static void *worker(void *arg)
  */
 static int diff_all(struct engine *E, struct version **list, size_t n,
 		    const uint32_t *runs, size_t nruns,
-		    const struct evaluation *X)
+		    const struct evaluation *X, size_t *failed_at)
 {
 	struct work W;
 	pthread_t th[64];
@@ -1878,6 +1961,7 @@ static int diff_all(struct engine *E, struct version **list, size_t n,
 	W.n = n;
 	W.flags = E->opts->ignore_whitespace ? DIFF_IGNORE_WHITESPACE : 0;
 	W.X = X;
+	W.err_at = n;
 	if ((rc = work_units(&W, runs, nruns, jobs)) < 0) {
 		free(W.units);
 		free(W.left);
@@ -1924,6 +2008,7 @@ static int diff_all(struct engine *E, struct version **list, size_t n,
 		pthread_join(th[i], NULL);
 	if (atomic_load(&W.failed))
 		rc = error_set("%s", W.err);
+	*failed_at = W.err_at;
 	pthread_cond_destroy(&W.finished_cond);
 	pthread_mutex_destroy(&W.lock);
 	free(W.units);
@@ -1995,6 +2080,23 @@ static int list_tip(struct engine *E, const struct node *n, size_t base,
 		(*nout)++;
 	}
 	return 0;
+}
+
+/*
+ * Say which file the stored "unable to read blob 'X': why" was about:
+ * "unable to read blob 'X' <how> 'PATH': why".
+ */
+static int name_file(const char *how, const char *path)
+{
+	static const char pre[] = "unable to read ";
+	const char *m = error_last(), *q = strstr(m, "': ");
+	char buf[1024];
+
+	if (strncmp(m, pre, sizeof(pre) - 1) || !q)
+		return error_prefix("%s '%s'", how, path);
+	snprintf(buf, sizeof(buf), "%.*s' %s '%s'%s", (int)(q - m), m, how,
+		 path, q + 1);
+	return error_set("%s", buf);
 }
 
 /*
@@ -2084,6 +2186,8 @@ static void textcheck_run(struct textcheck *T, git_repository *git)
 	}
 	goto out;
 fail:
+	if (i < T->n)
+		name_file("of", T->tips[i].path);
 	pthread_mutex_lock(&T->lock);
 	if (i <= T->err_at) {
 		T->err_at = i;
@@ -2143,17 +2247,126 @@ static int check_text(unsigned char *text, struct engine *E,
 	return rc;
 }
 
+/*
+ * The versions the tip's text files need, depth first from each: a
+ * version's origin is usually the next one. The list comes in runs, one
+ * for each tip file that the search reached first (stage 2's units).
+ */
+struct plan {
+	struct version **list;
+	size_t n, alloc;
+	uint32_t *runs;           /* where each run starts in the list */
+	size_t *run_tip;          /* its tip file */
+	size_t nruns;
+	struct version **stack;
+	size_t *stack_tip;        /* the tips at the stack's bottom */
+	size_t sp, stack_alloc;
+};
+
+static void plan_release(struct plan *P)
+{
+	free(P->list);
+	free(P->runs);
+	free(P->run_tip);
+	free(P->stack);
+	free(P->stack_tip);
+}
+
+static int plan_push(struct plan *P, struct version *v)
+{
+	if (P->sp == P->stack_alloc) {
+		size_t na = P->stack_alloc ? P->stack_alloc * 2 : 256;
+		void *p = realloc(P->stack, na * sizeof(*P->stack));
+
+		if (!p)
+			return error_oom();
+		P->stack = p;
+		P->stack_alloc = na;
+	}
+	v->needed = 1;
+	P->stack[P->sp++] = v;
+	return 0;
+}
+
+/* The run that list[i] belongs to. */
+static size_t plan_run_of(const struct plan *P, size_t i)
+{
+	size_t lo = 0, hi = P->nruns;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (P->runs[mid] <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int plan_needed(struct plan *P, const struct engine *E,
+		       const struct tipfile *tips, size_t ntips)
+{
+	size_t i, tips_left;
+	int rc;
+
+	for (i = 0; i < ntips; i++)
+		if (tips[i].path && !tips[i].v->needed &&
+		    (rc = plan_push(P, tips[i].v)) < 0)
+			return rc;
+	/* The tips lie at the stack's bottom: popping one starts a run. */
+	P->runs = malloc((P->sp ? P->sp : 1) * sizeof(*P->runs));
+	P->run_tip = malloc((P->sp ? P->sp : 1) * sizeof(*P->run_tip));
+	P->stack_tip = malloc((P->sp ? P->sp : 1) * sizeof(*P->stack_tip));
+	if (!P->runs || !P->run_tip || !P->stack_tip)
+		return error_oom();
+	for (i = 0, tips_left = 0; i < ntips; i++)
+		if (tips[i].path && tips_left < P->sp &&
+		    tips[i].v == P->stack[tips_left])
+			P->stack_tip[tips_left++] = i;
+	while (P->sp) {
+		struct version *v = P->stack[--P->sp];
+		uint16_t k;
+
+		if (v->broken)
+			return broken_error(E, v);
+		if (P->sp < tips_left) {
+			tips_left = P->sp;
+			P->run_tip[P->nruns] = P->stack_tip[P->sp];
+			P->runs[P->nruns++] = (uint32_t)P->n;
+		}
+		if (P->n == P->alloc) {
+			size_t na = P->alloc ? P->alloc * 2 : 256;
+			void *p = realloc(P->list, na * sizeof(*P->list));
+
+			if (!p)
+				return error_oom();
+			P->list = p;
+			P->alloc = na;
+		}
+		P->list[P->n++] = v;
+		for (k = 0; k < v->norigins; k++) {
+			struct version *o = v->origins[k].src;
+
+			o->pending++;
+			if (!o->needed && (rc = plan_push(P, o)) < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 int blame_tree(struct blame_result **out, struct repository *repo,
 	       const struct history *h, const struct blame_options *opts)
 {
 	struct engine E;
 	struct blame_result *res = NULL;
 	struct tipfile *tips = NULL;
-	struct version **list = NULL, **stack = NULL;
+	struct version **list = NULL;
+	struct plan P = { 0 };
 	unsigned char *text = NULL;
-	size_t ntips = 0, tips_alloc = 0, n = 0, alloc = 0, sp = 0, i;
-	size_t stack_alloc = 0, tips_left, nruns = 0;
-	uint32_t c, *runs = NULL;
+	size_t ntips = 0, tips_alloc = 0, n = 0, i, failed = 0;
+	uint32_t c;
 	struct timespec t0;
 	struct reader R = { 0 };
 	struct evaluation X = { 0 };
@@ -2178,6 +2391,8 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 		goto done;
 	rename_detector_set_missing_hint(E.rd, repo->missing_hint);
 	rename_detector_use_odb(E.rd, repo->odb);
+	rename_detector_set_pass_over(E.rd, opts->pass_over,
+				      opts->want_payload);
 	for (c = 0; c < h->n; c++)
 		E.children_left[c] = h->commits[c].nchildren;
 	/* Stage 1, with the trees read ahead. */
@@ -2195,6 +2410,7 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	odb_set_cache_limit(repo->odb, 0);
 	if (rc < 0)
 		goto done;
+	res->npassed_over = rename_detector_passed_over(E.rd);
 	rename_detector_free(E.rd);
 	E.rd = NULL;
 	res->seconds_walk = elapsed(&t0);
@@ -2216,79 +2432,24 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 			continue;
 		}
 		tips[i].v->output = 1;
-		if (tips[i].v->needed)
-			continue;
-		tips[i].v->needed = 1;
-		if (sp == stack_alloc) {
-			size_t na = stack_alloc ? stack_alloc * 2 : 256;
-			void *p = realloc(stack, na * sizeof(*stack));
-
-			if (!p) {
-				rc = error_oom();
-				goto done;
-			}
-			stack = p;
-			stack_alloc = na;
-		}
-		stack[sp++] = tips[i].v;
 	}
-	/* The tips lie at the stack's bottom: popping one starts a run. */
-	if (!(runs = malloc((sp ? sp : 1) * sizeof(*runs)))) {
-		rc = error_oom();
+	if ((rc = plan_needed(&P, &E, tips, ntips)) < 0)
 		goto done;
-	}
-	tips_left = sp;
-	while (sp) {
-		struct version *v = stack[--sp];
-		uint16_t k;
-
-		if (sp < tips_left) {
-			tips_left = sp;
-			runs[nruns++] = (uint32_t)n;
-		}
-
-		if (n == alloc) {
-			size_t na = alloc ? alloc * 2 : 256;
-			void *p = realloc(list, na * sizeof(*list));
-
-			if (!p) {
-				rc = error_oom();
-				goto done;
-			}
-			list = p;
-			alloc = na;
-		}
-		list[n++] = v;
-		for (k = 0; k < v->norigins; k++) {
-			struct version *s = v->origins[k].src;
-
-			s->pending++;
-			if (s->needed)
-				continue;
-			s->needed = 1;
-			if (sp == stack_alloc) {
-				size_t na = stack_alloc ? stack_alloc * 2 : 256;
-				void *p = realloc(stack, na * sizeof(*stack));
-
-				if (!p) {
-					rc = error_oom();
-					goto done;
-				}
-				stack = p;
-				stack_alloc = na;
-			}
-			stack[sp++] = s;
-		}
-	}
 	/*
 	 * Stages 2 and 3, the diffs in depth-first order: a version's
 	 * origin is usually the next one diffed.
 	 */
-	res->nversions = n;
+	res->nversions = n = P.n;
+	list = P.list;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((rc = evaluation_plan(&X, list, n, E.seq)) < 0 ||
-	    (rc = diff_all(&E, list, n, runs, nruns, &X)) < 0)
+	if ((rc = evaluation_plan(&X, list, n, E.seq)) < 0)
 		goto done;
+	if ((rc = diff_all(&E, list, n, P.runs, P.nruns, &X, &failed)) < 0) {
+		if (failed < n)
+			name_file("in the history of",
+				  tips[P.run_tip[plan_run_of(&P, failed)]].path);
+		goto done;
+	}
 	res->seconds_diff = elapsed(&t0);
 	{
 		struct odb_stats st;
@@ -2334,9 +2495,7 @@ done:
 	for (i = 0; i < ntips; i++)
 		free(tips[i].path);
 	free(tips);
-	free(list);
-	free(stack);
-	free(runs);
+	plan_release(&P);
 	free(text);
 	reader_free(&R);
 	evaluation_free(&X);
@@ -2349,6 +2508,9 @@ done:
 	free(E.children_left);
 	free(E.pend);
 	free(E.path);
+	for (i = 0; i < E.nbroken; i++)
+		free(E.broken[i].msg);
+	free(E.broken);
 	rename_detector_free(E.rd);
 	if (rc < 0)
 		blame_result_free(res);
@@ -2369,4 +2531,79 @@ void blame_result_free(struct blame_result *r)
 	}
 	free(r->files);
 	free(r);
+}
+
+/* ---- the files a filter left out ---- */
+
+struct left_walk {
+	struct blame_left_out *out;
+	struct repository *repo;
+	git_odb *odb;
+	int (*reason)(const char *path, void *payload);
+	void *payload;
+	char *path;
+	size_t path_alloc;
+	int rc;
+};
+
+static int left_cb(const char *root, const git_tree_entry *e, void *payload)
+{
+	struct left_walk *w = payload;
+	git_filemode_t mode = git_tree_entry_filemode(e);
+	const git_oid *oid = git_tree_entry_id(e);
+	struct odb_object *b = NULL;
+	size_t rlen = strlen(root);
+	int why;
+
+	if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE)
+		return 0;
+	if ((w->rc = path_put(&w->path, &w->path_alloc, 0, root, rlen)) < 0 ||
+	    (w->rc = path_put(&w->path, &w->path_alloc, rlen,
+			      git_tree_entry_name(e),
+			      strlen(git_tree_entry_name(e)))) < 0)
+		return -1;
+	why = w->reason(w->path, w->payload);
+	if (why <= 0 || why >= BLAME_LEFT_OUT_REASONS)
+		return 0;
+	/* Left with a partial clone's promisor: said, not counted. */
+	if (w->repo->missing_hint && !git_odb_exists(w->odb, oid)) {
+		w->out->missing++;
+		return 0;
+	}
+	if ((w->rc = odb_read(&b, w->repo->odb, w->repo->git, oid,
+			      GIT_OBJECT_BLOB)) < 0) {
+		name_file("of", w->path);
+		return -1;
+	}
+	if (blame_is_text(b->data, b->len)) {
+		w->out->files[why]++;
+		w->out->lines[why] += diff_count_lines((const char *)b->data,
+						       b->len);
+	}
+	odb_object_free(b);
+	return 0;
+}
+
+int blame_count_left_out(struct blame_left_out *out, struct repository *repo,
+			 const git_oid *tree,
+			 int (*reason)(const char *path, void *payload),
+			 void *payload)
+{
+	struct left_walk w = { out, repo, NULL, reason, payload, NULL, 0, 0 };
+	git_tree *t = NULL;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (git_repository_odb(&w.odb, repo->git) < 0 ||
+	    git_tree_lookup(&t, repo->git, tree) < 0) {
+		rc = error_git("unable to read the tree of '%s'", repo->path);
+		goto done;
+	}
+	if (git_tree_walk(t, GIT_TREEWALK_PRE, left_cb, &w) < 0)
+		rc = w.rc < 0 ? w.rc : error_git("unable to read a tree");
+done:
+	git_tree_free(t);
+	git_odb_free(w.odb);
+	free(w.path);
+	return rc;
 }
