@@ -292,38 +292,6 @@ static void json_by_release(FILE *f, const struct tally *t,
 
 /* --- what is shared by several files ------------------------------------ */
 
-/*
- * The tag that stands for a release: its first tag without a pre-release
- * suffix (v2.6.33 rather than v2.6.33-rc1, and rather than a later
- * v2.6.33.1 folded in by --group), or its latest tag when it has only
- * pre-releases. NULL for a release without tags.
- */
-static int main_tag(const struct release_tag **out, const struct release *rel)
-{
-	static const struct releases_options defaults = { NULL, NULL };
-
-	*out = NULL;
-	if (!rel || !rel->ntags)
-		return 0;
-	for (size_t i = 0; i < rel->ntags; i++) {
-		char *name;
-		int rc, final;
-
-		rc = releases_name_for_tag(&name, &defaults,
-					   rel->tags[i].name);
-		if (rc)
-			return rc;
-		final = !strcmp(name, rel->tags[i].name);
-		free(name);
-		if (final) {
-			*out = &rel->tags[i];
-			return 0;
-		}
-	}
-	*out = &rel->tags[rel->ntags - 1];
-	return 0;
-}
-
 static int main_tags(const struct release_tag ***out, const struct tally *t)
 {
 	const struct release_tag **v = calloc(t->nreleases + 1, sizeof(*v));
@@ -332,7 +300,8 @@ static int main_tags(const struct release_tag ***out, const struct tally *t)
 	if (!v)
 		return error_oom();
 	for (size_t r = 0; r < t->nreleases; r++) {
-		int rc = main_tag(&v[r], t->releases[r].release);
+		int rc = releases_standing_tag(&v[r],
+						 t->releases[r].release);
 
 		if (rc) {
 			free(v);
@@ -480,14 +449,23 @@ static void json_head(FILE *f, const struct tally *t,
 	json_str_array(f, "include", info->include, info->ninclude);
 	fputs(",\n    ", f);
 	json_str_array(f, "exclude", info->exclude, info->nexclude);
+	fprintf(f, ",\n    \"skip_vendored\": %s",
+		bool_str(info->skip_vendored));
 	fprintf(f, ",\n    \"depth\": %u\n  },\n", info->depth);
 
 	fprintf(f, "  \"totals\": {\n    \"lines\": %" PRIu64 ",\n"
 		"    \"files\": %zu,\n    \"releases\": %zu,\n"
 		"    \"untouched_files\": %zu,\n"
-		"    \"untouched_lines\": %" PRIu64 "\n  },\n",
+		"    \"untouched_lines\": %" PRIu64 ",\n",
 		t->total_lines, t->nfiles, t->nreleases, t->nuntouched,
 		t->untouched_lines);
+	fprintf(f, "    \"left_out\": {\"include_exclude\": {\"files\": %zu, "
+		"\"lines\": %" PRIu64 "}, \"vendored\": {\"files\": %zu, "
+		"\"lines\": %" PRIu64 "}, \"missing\": %zu},\n"
+		"    \"renames_passed_over\": %zu\n  },\n",
+		info->left_globs_files, info->left_globs_lines,
+		info->left_vendored_files, info->left_vendored_lines,
+		info->left_missing, info->passed_over);
 }
 
 static void json_releases(FILE *f, const struct tally *t,

@@ -553,3 +553,36 @@ done:
 	regfree(&tags_re);
 	return rc;
 }
+
+/*
+ * The tag that stands for a release: its first tag without a pre-release
+ * suffix (v2.6.33 rather than v2.6.33-rc1, and rather than a later
+ * v2.6.33.1 folded in by --group), or its latest tag when it has only
+ * pre-releases. NULL for a release without tags.
+ */
+int releases_standing_tag(const struct release_tag **out,
+			  const struct release *rel)
+{
+	static const struct releases_options defaults = { NULL, NULL };
+
+	*out = NULL;
+	if (!rel || !rel->ntags)
+		return 0;
+	for (size_t i = 0; i < rel->ntags; i++) {
+		char *name;
+		int rc, final;
+
+		rc = releases_name_for_tag(&name, &defaults,
+					   rel->tags[i].name);
+		if (rc)
+			return rc;
+		final = !strcmp(name, rel->tags[i].name);
+		free(name);
+		if (final) {
+			*out = &rel->tags[i];
+			return 0;
+		}
+	}
+	*out = &rel->tags[rel->ntags - 1];
+	return 0;
+}

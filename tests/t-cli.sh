@@ -127,22 +127,26 @@ partial_clone() {
 		echo "the filter kept $big or $gone"; return 1; }
 	local hint="it is not in 'pc', a partial clone that leaves objects"
 	hint+=" with its promisor remote 'origin' \(strata reads only what a"
-	hint+=" repository holds: clone it without --filter\)$"
+	hint+=" repository holds: clone it without --filter, or leave the"
+	hint+=" file out with --exclude\)$"
 	# Up to "small a.c", a diff needs the big a.c; at the tip, the search
-	# for where c.c came from reads gone.c first.
-	expect 1 "unable to read blob '$big': $hint" \
+	# for where c.c came from reads gone.c first. Each error names the
+	# file.
+	local c
+	c=$(git -C src rev-parse --short=12 HEAD)
+	expect 1 "unable to read blob '$big' in the history of 'a.c': $hint" \
 		"$STRATA" blame pc --rev HEAD~2
-	expect 1 "unable to read (blob|object) '$gone': $hint" \
+	expect 1 "looking for where 'c.c' of commit $c came from: unable to read object '$gone' of 'gone.c': $hint" \
 		"$STRATA" blame pc
-	expect 1 "unable to read (blob|object) '$gone': $hint" \
+	expect 1 "looking for where 'c.c' of commit $c came from: unable to read object '$gone' of 'gone.c': $hint" \
 		"$STRATA" report pc --out rep
 	[ ! -e rep ] || { echo "a failed report left 'rep'"; return 1; }
 	git -C pc config remote.origin.promisor false
-	expect 1 "unable to read blob '$big': object not found" \
+	expect 1 "unable to read blob '$big' in the history of 'a.c': object not found" \
 		"$STRATA" blame pc --rev HEAD~2
 	git -C pc config --unset remote.origin.promisor
 	git -C pc config extensions.partialClone origin
-	expect 1 "unable to read blob '$big': $hint" \
+	expect 1 "unable to read blob '$big' in the history of 'a.c': $hint" \
 		"$STRATA" blame pc --rev HEAD~2
 	# Any other extension libgit2 does not know: it says which.
 	git -C pc config extensions.noSuchThing yes
@@ -169,7 +173,7 @@ first_missing_object() {
 	local j i
 	for j in 1 2 4; do
 		for i in 1 2 3; do
-			expect 1 "unable to read blob '$want'" \
+			expect 1 "unable to read blob '$want' of 'c.c': " \
 				"$STRATA" blame r --jobs $j
 		done
 	done

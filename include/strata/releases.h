@@ -63,6 +63,16 @@ int releases_compute(struct releases **out, struct repository *repo,
 		     const struct history *h,
 		     const struct releases_options *opts);
 
+/*
+ * The tag that stands for a release (its date is the release's date in
+ * every table): its first tag without a pre-release suffix (v2.6.33
+ * rather than v2.6.33-rc1, and rather than a later v2.6.33.1 folded in
+ * by --group), or its latest tag when it has only pre-releases. *out is
+ * borrowed from rel, NULL for a release without tags.
+ */
+int releases_standing_tag(const struct release_tag **out,
+			  const struct release *rel);
+
 void releases_free(struct releases *r);
 
 #endif
