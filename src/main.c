@@ -958,21 +958,22 @@ static int print_dirs(const struct tally *t, int fully)
 	return 0;
 }
 
+static void print_left(const char *why, size_t files, uint64_t lines)
+{
+	printf("left out %s: %zu text %s (%llu %s)\n", why, files,
+	       plural(files, "file", "files"), (unsigned long long)lines,
+	       plural(lines, "line", "lines"));
+}
+
 /* What the filters left out, so that a figure can be defended. */
 static void print_left_out(const struct report_info *in)
 {
 	if (in->ninclude || in->nexclude)
-		printf("left out by --include/--exclude: %zu text %s "
-		       "(%llu %s)\n", in->left_globs_files,
-		       plural(in->left_globs_files, "file", "files"),
-		       (unsigned long long)in->left_globs_lines,
-		       plural(in->left_globs_lines, "line", "lines"));
+		print_left("by --include/--exclude", in->left_globs_files,
+			   in->left_globs_lines);
 	if (in->skip_vendored)
-		printf("left out as vendored or generated (--skip-vendored): "
-		       "%zu text %s (%llu %s)\n", in->left_vendored_files,
-		       plural(in->left_vendored_files, "file", "files"),
-		       (unsigned long long)in->left_vendored_lines,
-		       plural(in->left_vendored_lines, "line", "lines"));
+		print_left("as vendored or generated (--skip-vendored)",
+			   in->left_vendored_files, in->left_vendored_lines);
 	if (in->left_missing)
 		printf("left out and missing from the partial clone (not "
 		       "counted): %zu %s\n", in->left_missing,

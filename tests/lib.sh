@@ -208,6 +208,27 @@ finish() {
 	[ "$_failed" = 0 ]
 }
 
+# --- errors ----------------------------------------------------------------
+
+# expect CODE PATTERN CMD...: run CMD (in the current directory, output
+# in ./out and ./err), require exit CODE, a single stderr line matching
+# the extended regex "^strata: PATTERN", and nothing on stdout.
+expect() {
+	local code=$1 pat=$2 rc=0
+	shift 2
+	"$@" >out 2>err || rc=$?
+	if [ "$rc" != "$code" ]; then
+		echo "exit $rc, wanted $code: $*"; cat err; return 1
+	fi
+	if [ "$(wc -l <err)" != 1 ] || ! grep -Eq "^strata: $pat" err; then
+		echo "stderr of '$*' should be one line matching '$pat':"; cat err
+		return 1
+	fi
+	if [ -s out ]; then
+		echo "unexpected stdout from '$*':"; head -3 out; return 1
+	fi
+}
+
 # --- parity ----------------------------------------------------------------
 
 # text_files REPO REV: the text files at REV, NUL-terminated, in tree order.

@@ -7,19 +7,6 @@
 # fails with the file's name unless that file is left out.
 . "$(dirname "$0")/lib.sh"
 
-expect() {
-	local code=$1 pat=$2 rc=0
-	shift 2
-	"$@" >out 2>err || rc=$?
-	if [ "$rc" != "$code" ]; then
-		echo "exit $rc, wanted $code: $*"; cat err; return 1
-	fi
-	if [ "$(wc -l <err)" != 1 ] || ! grep -Eq "^strata: $pat" err; then
-		echo "stderr of '$*' should be one line matching '$pat':"; cat err
-		return 1
-	fi
-}
-
 # A file left out is not read at all: its blob may be gone.
 never_read() {
 	repo_new r

@@ -4,24 +4,6 @@
 # for the rest, and leaves nothing behind.
 . "$(dirname "$0")/lib.sh"
 
-# expect CODE PATTERN CMD...: run CMD, require exit CODE, a single stderr
-# line matching the extended regex PATTERN, and no stdout.
-expect() {
-	local code=$1 pat=$2 rc=0
-	shift 2
-	"$@" >out 2>err || rc=$?
-	if [ "$rc" != "$code" ]; then
-		echo "exit $rc, wanted $code: $*"; cat err; return 1
-	fi
-	if [ "$(wc -l <err)" != 1 ] || ! grep -Eq "^strata: $pat" err; then
-		echo "stderr of '$*' should be one line matching '$pat':"; cat err
-		return 1
-	fi
-	if [ -s out ]; then
-		echo "unexpected stdout from '$*':"; head -3 out; return 1
-	fi
-}
-
 sample() {
 	repo_new r
 	commit_file a.c "one" x y z
@@ -40,7 +22,7 @@ help_and_version() {
 	for o in --rev --first-parent -w --ignore-rev --ignore-revs-file \
 		--tags --group --include --exclude --depth --jobs --quiet \
 		--verbose --out --force --templates --chart-width \
-		--chart-height --theme; do
+		--chart-height --theme --skip-vendored -z; do
 		"$STRATA" --help | grep -q -- "$o" || { echo "--help lacks $o"; return 1; }
 		grep -q -- "\`$o" "$(dirname "$0")/../docs/usage.md" 2>/dev/null ||
 			grep -q -- "$o" "$ROOT/docs/usage.md" ||
