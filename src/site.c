@@ -790,6 +790,17 @@ static int index_method(struct site *s, struct template_dict *d)
 		TRY(template_dict_add(&sec, d, "EXCLUDE"));
 		TRY(set_join(sec, "PATTERNS", info->exclude, info->nexclude));
 	}
+	if (info->skip_vendored)
+		TRY(template_dict_show(d, "SKIP_VENDORED"));
+	/* What the filters left out, so that the figures can be defended. */
+	if (info->ninclude || info->nexclude || info->skip_vendored) {
+		TRY(template_dict_add(&sec, d, "LEFT_OUT"));
+		TRY(set_counted(sec, "N_FILES", info->left_globs_files +
+				info->left_vendored_files, "text file",
+				"text files"));
+		TRY(set_counted(sec, "N_LINES", info->left_globs_lines +
+				info->left_vendored_lines, "line", "lines"));
+	}
 	/*
 	 * Times and jobs differ from run to run and machine to machine: left
 	 * out when SOURCE_DATE_EPOCH asks for reproducible output, as in

@@ -25,6 +25,16 @@ struct report_info {
 	size_t nignore_revs;
 	const char *const *include, *const *exclude;
 	size_t ninclude, nexclude;
+	int skip_vendored;         /* --skip-vendored */
+	/*
+	 * The text files at REV those left out, and their lines: by
+	 * --include/--exclude, by --skip-vendored; and how many left-out
+	 * files a partial clone lacks (not counted).
+	 */
+	size_t left_globs_files, left_vendored_files, left_missing;
+	uint64_t left_globs_lines, left_vendored_lines;
+	/* rename sources missing from a partial clone, passed over */
+	size_t passed_over;
 	unsigned depth, jobs;
 	int shallow;               /* some history was cut off */
 	size_t nboundary;
