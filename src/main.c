@@ -10,6 +10,7 @@
 #include <git2.h>
 #include <limits.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -887,15 +888,23 @@ static int run(struct options *o)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (o->cmd != CMD_BLAME && (rc = releases_check_options(&ro)) < 0)
 		return rc;
+	rep.out_dir = o->out;
+	rep.templates_dir = o->templates;
+	rep.force = o->force;
+	rep.chart.width = (unsigned)o->chart_width;
+	rep.chart.height = (unsigned)o->chart_height;
+	rep.chart.dark = o->dark;
 	if (o->cmd == CMD_REPORT) {
 		const struct publish_api *pub;
 		char *found = NULL;
 
 		/*
-		 * Fail on a missing font, bad templates or no
-		 * strata-publish.so before any work.
+		 * Fail on an output directory strata may not use, a missing
+		 * font, templates that do not parse or no strata-publish.so
+		 * before any work: the blame can take minutes.
 		 */
-		if ((rc = publish_load(&pub)) < 0 ||
+		if ((rc = report_check(&rep)) < 0 ||
+		    (rc = publish_load(&pub)) < 0 ||
 		    (rc = pub->check_font()) < 0 ||
 		    (rc = pub->find_templates(&found, o->templates)) < 0)
 			return rc;
@@ -1009,12 +1018,6 @@ static int run(struct options *o)
 			       h->nboundary == 1 ? "" : "s");
 		goto done;
 	}
-	rep.out_dir = o->out;
-	rep.templates_dir = o->templates;
-	rep.force = o->force;
-	rep.chart.width = (unsigned)o->chart_width;
-	rep.chart.height = (unsigned)o->chart_height;
-	rep.chart.dark = o->dark;
 	rc = report_publish(t, &info, &rep);
 done:
 	if (ignore_hex)
@@ -1133,6 +1136,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "strata: %s\n", error_last());
 	options_release(&o);
 	git_libgit2_shutdown();
+	/*
+	 * A signal caught while publishing, once everything is cleaned up:
+	 * end as it would have ended us, so the caller sees 128 + N.
+	 */
+	if ((i = report_signal())) {
+		fflush(NULL);
+		signal(i, SIG_DFL);
+		raise(i);
+		return 128 + i;
+	}
 	if (rc == STRATA_EUSAGE)
 		return 2;
 	return rc < 0 ? 1 : 0;
