@@ -360,6 +360,7 @@ struct owned {
 
 struct target {
 	const char *given;       /* --out as the user wrote it */
+	char *dir;               /* the same without trailing '/': DIR/PATH */
 	int anc;                 /* deepest existing directory on DIR's path */
 	char *anc_path;          /* its path, for the modules that take one */
 	struct strlist missing;  /* directories to make in anc, for DIR */
@@ -391,6 +392,7 @@ static void target_release(struct target *tg)
 	if (tg->fd >= 0)
 		close(tg->fd);
 	free(tg->anc_path);
+	free(tg->dir);
 	free(tg->base);
 	strlist_release(&tg->missing);
 	target_forget(tg);
@@ -442,6 +444,37 @@ static int same_file(const struct stat *a, const struct stat *b)
 }
 
 /*
+ * One component of DIR's parent (`comp`; the path up to it is the first
+ * `shown` bytes of `parent`): go into it, or note it as missing.
+ */
+static int ancestor_step(struct target *tg, int *fd, const char *comp,
+			 const char *parent, int shown)
+{
+	struct stat st;
+	int sub;
+
+	if (tg->missing.n)
+		return strcmp(comp, "..") ? strlist_push(&tg->missing, comp) :
+		       error_set("unable to create '%.*s': '..' after a "
+				 "missing directory", shown, parent);
+	sub = openat(*fd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sub >= 0) {
+		close(*fd);
+		*fd = sub;
+		return 0;
+	}
+	if (errno == ENOTDIR)
+		return error_set("'%.*s' is not a directory", shown, parent);
+	if (errno != ENOENT)
+		return error_set("unable to use '%.*s': %s", shown, parent,
+				 strerror(errno));
+	if (!fstatat(*fd, comp, &st, AT_SYMLINK_NOFOLLOW))
+		return error_set("'%.*s' is a broken symbolic link", shown,
+				 parent);
+	return strlist_push(&tg->missing, comp);
+}
+
+/*
  * Walk `parent` (a prefix of --out) to its deepest existing directory:
  * tg->anc; the components after it go to tg->missing. The parent's path
  * is the user's own, so links in it are followed.
@@ -450,59 +483,29 @@ static int open_ancestor(struct target *tg, const char *parent)
 {
 	const char *p = parent;
 	int fd = open(*parent == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY |
-		      O_CLOEXEC);
+		      O_CLOEXEC), rc = 0;
 
 	if (fd < 0)
 		return error_set("unable to open '%s': %s",
 				 *parent == '/' ? "/" : ".", strerror(errno));
-	while (*p) {
-		const char *slash = strchr(p, '/');
-		size_t len = slash ? (size_t)(slash - p) : strlen(p);
-		int shown = (int)(p - parent + len), sub, rc = 0;
+	for (; !rc && *p; p += *p == '/') {
+		size_t len = strcspn(p, "/");
+		int shown = (int)(p - parent + len);
 		char comp[NAME_MAX + 1];
-		struct stat st;
 
-		if (!len || (len == 1 && *p == '.')) {
-			p += len + (slash != NULL);
-			continue;
-		}
 		if (len > NAME_MAX) {
 			rc = error_set("unable to use '%.*s': %s", shown,
 				       parent, strerror(ENAMETOOLONG));
-		} else {
+		} else if (len && !(len == 1 && *p == '.')) {
 			memcpy(comp, p, len);
 			comp[len] = '\0';
+			rc = ancestor_step(tg, &fd, comp, parent, shown);
 		}
-		if (!rc && tg->missing.n) {
-			rc = strcmp(comp, "..") ?
-			     strlist_push(&tg->missing, comp) :
-			     error_set("unable to create '%.*s': '..' after "
-				       "a missing directory", shown, parent);
-		} else if (!rc) {
-			sub = openat(fd, comp, O_RDONLY | O_DIRECTORY |
-				     O_CLOEXEC);
-			if (sub >= 0) {
-				close(fd);
-				fd = sub;
-			} else if (errno == ENOTDIR) {
-				rc = error_set("'%.*s' is not a directory",
-					       shown, parent);
-			} else if (errno != ENOENT) {
-				rc = error_set("unable to use '%.*s': %s",
-					       shown, parent, strerror(errno));
-			} else if (!fstatat(fd, comp, &st,
-					    AT_SYMLINK_NOFOLLOW)) {
-				rc = error_set("'%.*s' is a broken symbolic "
-					       "link", shown, parent);
-			} else {
-				rc = strlist_push(&tg->missing, comp);
-			}
-		}
-		if (rc < 0) {
-			close(fd);
-			return rc;
-		}
-		p += len + (slash != NULL);
+		p += len;
+	}
+	if (rc < 0) {
+		close(fd);
+		return rc;
 	}
 	tg->anc = fd;
 	return 0;
@@ -574,6 +577,10 @@ static int target_open(struct target *tg, const char *given)
 	len = strlen(copy);
 	while (len > 1 && copy[len - 1] == '/')
 		copy[--len] = '\0';
+	if (!(tg->dir = strdup(copy))) {
+		rc = error_oom();
+		goto done;
+	}
 	slash = strrchr(copy, '/');
 	base = slash ? slash + 1 : copy;
 	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
@@ -603,7 +610,10 @@ static int is_placeholder(const char *name)
 	return !strcmp(name, ".gitignore") || !strcmp(name, ".gitkeep");
 }
 
-/* Whether the file `name` (at `path`) holds what `e` says. */
+/*
+ * Whether the file `name` holds what `e` says; `st` is its status, and is
+ * updated. A size that differs settles it unread.
+ */
 static int proven(int *ok, struct stat *st, int fd, const char *name,
 		  const char *shown, const struct marker_entry *e)
 {
@@ -611,6 +621,8 @@ static int proven(int *ok, struct stat *st, int fd, const char *name,
 	int is_file, rc;
 
 	*ok = 0;
+	if ((uint64_t)st->st_size != e->size)
+		return 0;
 	rc = marker_hash_at(&is_file, &got, st, fd, name, shown);
 	if (rc < 0)
 		return rc;
@@ -632,7 +644,7 @@ static int inspect_dir(struct target *tg, int fd, const char *rel,
 		       int verify)
 {
 	struct strlist names = {0};
-	char *shown = join(tg->given, rel);
+	char *shown = join(tg->dir, rel);
 	int rc;
 
 	if (!shown)
@@ -661,7 +673,7 @@ static int inspect_entry(struct target *tg, int fd, const char *name,
 			 const char *path, int verify)
 {
 	const struct marker_entry *e;
-	char *key = NULL, *shown = join(tg->given, path);
+	char *key = NULL, *shown = join(tg->dir, path);
 	struct stat st;
 	int rc = 0, ok = 0, sub;
 
@@ -709,7 +721,7 @@ static int target_inspect(struct target *tg, int force, int verify)
 	target_forget(tg);
 	if (tg->fd < 0)
 		return 0;
-	if ((rc = marker_read(&tg->marker, tg->fd, tg->given)) < 0)
+	if ((rc = marker_read(&tg->marker, tg->fd, tg->dir)) < 0)
 		return rc;
 	if (tg->marker.state == MARKER_UNTRUSTED)
 		return error_set("refusing to write into '%s': its %s cannot "
@@ -886,7 +898,7 @@ static int check_collisions(const struct target *tg, const struct stage *s)
 		taken = marker_find(&tg->marker, rel) ||
 			marker_find(&tg->marker, key);
 		free(key);
-		return error_set("refusing to replace '%s/%s': %s", tg->given,
+		return error_set("refusing to replace '%s/%s': %s", tg->dir,
 				 rel, taken ? "it changed since strata wrote "
 				 "it" : "strata did not write it");
 	}
@@ -899,7 +911,7 @@ static int carry_foreign(const struct target *tg, struct stage *s)
 	for (size_t i = 0; i < tg->foreign.n; i++) {
 		if (move_rel(tg->fd, s->fd, tg->foreign.v[i]))
 			return error_set("unable to move '%s/%s' into the new "
-					 "report: %s", tg->given,
+					 "report: %s", tg->dir,
 					 tg->foreign.v[i], strerror(errno));
 		s->nmoved++;
 	}
@@ -996,7 +1008,11 @@ static int swap_by_renames(const struct target *tg, const struct stage *s,
 	if (renameat(tg->anc, s->name, tg->anc, tg->base)) {
 		rc = error_set("unable to replace '%s': %s", tg->given,
 			       strerror(errno));
-		renameat(tg->anc, aside, tg->anc, tg->base);
+		if (renameat(tg->anc, aside, tg->anc, tg->base))
+			rc = error_set("unable to replace '%s', nor to put it "
+				       "back: the previous report is in "
+				       "'%s/%s'", tg->given, tg->anc_path,
+				       aside);
 		free(aside);
 		return rc;
 	}

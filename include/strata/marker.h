@@ -4,7 +4,7 @@
  *
  *     strata report 2
  *     d data/
- *     f 1843 6b86b273ff34fce19d6b804eff5a3f5747ada4eaa22f1d49c01e52ddb7875b4b data/files.csv
+ *     f 322 f0d74fa39393975cabd7bc02b4ec0cf4620615f757cac79cd3d1890ad3571f07 data/files.csv
  *
  * The first line names the format. Then one line per directory ("d",
  * its path and a '/') and per regular file ("f", its size in bytes, the
