@@ -58,11 +58,13 @@ PUB_OBJ  = $(patsubst src/%.cc,$(BUILD)/%.o,$(PUB_SRC:src/%.c=$(BUILD)/%.o))
 all: strata
 
 # ./strata and ./strata-publish.so are the build last asked for (plain or
-# SAN=1); the binary looks for the object beside itself.
+# SAN=1); the binary looks for the object beside itself. Each is replaced
+# by a rename, so that a run of the old one goes on undisturbed.
 strata: $(BUILD)/strata $(BUILD)/strata-publish.so FORCE
-	@cmp -s $< $@ || cp $< $@
+	@cmp -s $< $@ || { cp $< $@.tmp && mv -f $@.tmp $@; }
 	@cmp -s $(BUILD)/strata-publish.so strata-publish.so || \
-		cp $(BUILD)/strata-publish.so strata-publish.so
+		{ cp $(BUILD)/strata-publish.so strata-publish.so.tmp && \
+		  mv -f strata-publish.so.tmp strata-publish.so; }
 
 # -rdynamic: strata-publish.so calls the binary's error_*() and tally_slug().
 $(BUILD)/strata: $(CORE_OBJ)

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <malloc.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,7 +155,8 @@ static const char usage_report[] =
 	"Publishes a report into DIR (default: output): data/ (CSV and JSON),\n"
 	"img/ (charts in SVG and PNG) and a static HTML site. The site is\n"
 	"built beside DIR and swapped in whole; strata refuses a non-empty DIR\n"
-	"that it did not create unless --force is given. The charts and pages\n"
+	"that it did not create unless --force is given, and deletes only the\n"
+	"files its DIR/.strata-report proves it wrote. The charts and pages\n"
 	"are drawn by strata-publish.so, found beside the binary or in\n"
 	"../lib/strata/ from it.\n"
 	"\n"
@@ -1285,14 +1287,34 @@ static int check_options(struct options *o)
 	return 0;
 }
 
-/* Fail on a missing font, bad templates or no strata-publish.so. */
+/* Where and how report publishes. */
+static void report_options_of(struct report_options *rep,
+			      const struct options *o)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->out_dir = o->out;
+	rep->templates_dir = o->templates;
+	rep->force = o->force;
+	rep->chart.width = (unsigned)o->chart_width;
+	rep->chart.height = (unsigned)o->chart_height;
+	rep->chart.dark = o->dark;
+}
+
+/*
+ * Fail on an output directory strata may not use, a missing font,
+ * templates that do not parse or no strata-publish.so before any work:
+ * the blame can take minutes.
+ */
 static int check_publish(const struct options *o)
 {
 	const struct publish_api *pub;
+	struct report_options rep;
 	char *found = NULL;
 	int rc;
 
-	if ((rc = publish_load(&pub)) < 0 || (rc = pub->check_font()) < 0 ||
+	report_options_of(&rep, o);
+	if ((rc = report_check(&rep)) < 0 || (rc = publish_load(&pub)) < 0 ||
+	    (rc = pub->check_font()) < 0 ||
 	    (rc = pub->find_templates(&found, o->templates)) < 0)
 		return rc;
 	free(found);
@@ -1431,12 +1453,7 @@ static int run_tally(struct options *o, struct repository *repo,
 			print_history(t, snap, o->quote_fully);
 		goto done;
 	}
-	rep.out_dir = o->out;
-	rep.templates_dir = o->templates;
-	rep.force = o->force;
-	rep.chart.width = (unsigned)o->chart_width;
-	rep.chart.height = (unsigned)o->chart_height;
-	rep.chart.dark = o->dark;
+	report_options_of(&rep, o);
 	rc = report_publish(t, info, &rep);
 done:
 	if (ignore_hex)
@@ -1672,6 +1689,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "strata: %s\n", error_last());
 	options_release(&o);
 	git_libgit2_shutdown();
+	/*
+	 * A signal caught while publishing, once everything is cleaned up:
+	 * end as it would have ended us, so the caller sees 128 + N.
+	 */
+	if ((i = report_signal())) {
+		fflush(NULL);
+		signal(i, SIG_DFL);
+		raise(i);
+		return 128 + i;
+	}
 	if (rc == STRATA_EUSAGE)
 		return 2;
 	return finish_stdout(rc < 0 ? 1 : 0);

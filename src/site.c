@@ -53,36 +53,52 @@ static int readable(const char *dir, const char *name)
  * included from an escaping template is not escaped either: refuse it
  * rather than publish a page that a file name can inject into.
  */
-static int check_templates(const char *dir)
+static int check_pragma(const char *dir, const char *name)
 {
 	static const char pragma[] = SITE_PRAGMA;
 	char head[sizeof(pragma)];
+	char *p;
+	FILE *f;
+	size_t n;
+	int rc = 0;
 
-	for (size_t i = 0; site_templates[i]; i++) {
-		char *p;
-		FILE *f;
-		size_t n;
-
-		if (asprintf(&p, "%s/%s", dir, site_templates[i]) < 0)
-			return error_oom();
-		f = fopen(p, "rb");
-		if (!f) {
-			error_set("unable to read template '%s': %s", p,
-				  strerror(errno));
-			free(p);
-			return STRATA_ERR;
-		}
-		n = fread(head, 1, sizeof(pragma) - 1, f);
-		fclose(f);
-		if (n != sizeof(pragma) - 1 ||
-		    memcmp(head, pragma, sizeof(pragma) - 1)) {
-			error_set("template '%s' does not start with %s", p,
-				  pragma);
-			free(p);
-			return STRATA_ERR;
-		}
-		free(p);
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return error_oom();
+	f = fopen(p, "rb");
+	if (!f) {
+		rc = error_set("unable to read template '%s': %s", p,
+			       strerror(errno));
+		goto done;
 	}
+	n = fread(head, 1, sizeof(pragma) - 1, f);
+	fclose(f);
+	if (n != sizeof(pragma) - 1 ||
+	    memcmp(head, pragma, sizeof(pragma) - 1))
+		rc = error_set("template '%s' does not start with %s", p,
+			       pragma);
+done:
+	free(p);
+	return rc;
+}
+
+/*
+ * Every template is parsed here, before any work: a syntax error would
+ * otherwise show only when the pages are written, after the whole blame.
+ */
+static int check_templates(const char *dir)
+{
+	struct template_set *set = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && site_templates[i]; i++)
+		rc = check_pragma(dir, site_templates[i]);
+	if (!rc)
+		rc = template_set_new(&set, dir);
+	for (size_t i = 0; !rc && site_templates[i]; i++)
+		rc = template_set_load(set, site_templates[i]);
+	template_set_free(set);
+	if (rc < 0)
+		return rc;
 	if (!readable(dir, SITE_CSS))
 		return error_set("unable to read '%s/%s': %s", dir, SITE_CSS,
 				 strerror(errno));
