@@ -271,6 +271,16 @@ static const char *bool_str(int b)
 	return b ? "true" : "false";
 }
 
+/*
+ * A release as the data files name it: the bucket of unreleased commits
+ * is "", which no tag can be called, so that a tag named "unreleased" is
+ * never taken for it.
+ */
+static const char *release_key(const struct tally_release *tr)
+{
+	return tr->unreleased ? "" : tr->name;
+}
+
 /* {"release": lines, ...} for the releases with lines > 0 */
 static void json_by_release(FILE *f, const struct tally *t,
 			    const uint64_t *by_release)
@@ -284,7 +294,7 @@ static void json_by_release(FILE *f, const struct tally *t,
 		if (!first)
 			fputs(", ", f);
 		first = 0;
-		json_str(f, t->releases[r].name);
+		json_str(f, release_key(&t->releases[r]));
 		fprintf(f, ": %" PRIu64, by_release[r]);
 	}
 	putc('}', f);
@@ -367,7 +377,7 @@ static int write_files_csv(const char *dir, const struct tally *t)
 				continue;
 			csv_str(o.f, file->path);
 			putc(',', o.f);
-			csv_str(o.f, t->releases[r].name);
+			csv_str(o.f, release_key(&t->releases[r]));
 			fprintf(o.f, ",%" PRIu64 EOL, file->by_release[r]);
 		}
 	}
@@ -387,7 +397,7 @@ static int write_releases_csv(const char *dir, const struct tally *t,
 		const struct tally_release *tr = &t->releases[r];
 		char date[40] = "", share[32];
 
-		csv_str(o.f, tr->name);
+		csv_str(o.f, release_key(tr));
 		putc(',', o.f);
 		if (tags[r]) {
 			csv_str(o.f, tags[r]->name);
@@ -419,7 +429,7 @@ static int write_subsystems_csv(const char *dir, const struct tally *t)
 				continue;
 			csv_str(o.f, d->path);
 			putc(',', o.f);
-			csv_str(o.f, t->releases[r].name);
+			csv_str(o.f, release_key(&t->releases[r]));
 			fprintf(o.f, ",%" PRIu64 EOL, d->by_release[r]);
 		}
 	}
@@ -501,7 +511,7 @@ static void json_releases(FILE *f, const struct tally *t,
 		char share[32];
 
 		fputs(r ? ",\n    {" : "\n    {", f);
-		json_field(f, "name", tr->name);
+		json_field(f, "name", release_key(tr));
 		fprintf(f, ", \"unreleased\": %s, ", bool_str(tr->unreleased));
 		json_opt_str(f, "tag", tags[r] ? tags[r]->name : NULL);
 		fputs(", ", f);
