@@ -61,7 +61,7 @@ strata: $(BUILD)/strata $(BUILD)/strata-publish.so FORCE
 	@cmp -s $(BUILD)/strata-publish.so strata-publish.so || \
 		cp $(BUILD)/strata-publish.so strata-publish.so
 
-# -rdynamic: strata-publish.so calls the binary's error_*() and tally_slug().
+# -rdynamic: strata-publish.so calls the binary's error_*() and names_*().
 $(BUILD)/strata: $(CORE_OBJ)
 	$(CC) $(CFLAGS) -rdynamic -o $@ $(CORE_OBJ) $(CORE_LIBS) -lm
 

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "strata/error.h"
+#include "strata/names.h"
 
 /* ------------------------------------------------------------------ */
 /* Colours */
@@ -327,6 +328,7 @@ struct chart {
 	double w, h;
 	const struct rows *rows;
 	size_t nrel;   /* releases before the unreleased bucket */
+	double spare;  /* height left unused, set by charts that can shrink */
 };
 
 static void text_free(struct text *t)
@@ -372,6 +374,28 @@ static int text_make(struct text *t, struct chart *c, enum font f,
 	}
 	pango_layout_set_text(t->layout, clean, -1);
 	free(clean);
+	pango_layout_get_extents(t->layout, NULL, &log);
+	t->x = (double)log.x / PANGO_SCALE;
+	t->y = (double)log.y / PANGO_SCALE;
+	t->w = (double)log.width / PANGO_SCALE;
+	t->h = (double)log.height / PANGO_SCALE;
+	return 0;
+}
+
+/*
+ * Lay out `s` wrapped at words into at most `lines` lines of max_w, the
+ * last one ellipsized if that is not enough: titles on narrow charts.
+ */
+static int text_make_lines(struct text *t, struct chart *c, enum font f,
+			   const char *s, double max_w, int lines)
+{
+	PangoRectangle log;
+	int rc = text_make(t, c, f, 0, s, max_w, PANGO_ELLIPSIZE_END);
+
+	if (rc)
+		return rc;
+	pango_layout_set_wrap(t->layout, PANGO_WRAP_WORD_CHAR);
+	pango_layout_set_height(t->layout, -lines);
 	pango_layout_get_extents(t->layout, NULL, &log);
 	t->x = (double)log.x / PANGO_SCALE;
 	t->y = (double)log.y / PANGO_SCALE;
@@ -533,18 +557,20 @@ static int draw_frame(struct chart *c, const char *title,
 	set_rgb(c, c->th->bg);
 	cairo_paint(c->cr);
 
-	rc = text_make(&t, c, F_TITLE, 0, title, c->w - 2 * PAD,
-		       PANGO_ELLIPSIZE_MIDDLE);
+	rc = text_make_lines(&t, c, F_TITLE, title, c->w - 2 * PAD, 2);
 	if (rc)
 		return rc;
 	text_draw(c, &t, PAD, y, 0, 0, c->th->text);
 	y += t.h + 1;
 	text_free(&t);
 	if (subtitle) {
-		rc = text_put(c, F_SUBTITLE, 0, subtitle, c->w - 2 * PAD, PAD,
-			      y, 0, 0, c->th->muted, NULL, &h);
+		rc = text_make_lines(&t, c, F_SUBTITLE, subtitle,
+				     c->w - 2 * PAD, 2);
 		if (rc)
 			return rc;
+		text_draw(c, &t, PAD, y, 0, 0, c->th->muted);
+		h = t.h;
+		text_free(&t);
 		y += h;
 	}
 	*top = y + 10;
@@ -979,6 +1005,7 @@ done:
 
 struct hbars {
 	double pl, pr, pt, pb, pitch;
+	double spare;           /* height the rows leave unused */
 	double label_w;
 	struct text *labels;
 	size_t n;
@@ -1021,16 +1048,21 @@ static int hbars_labels(struct hbars *h, struct chart *c)
 	return 0;
 }
 
-/* Fit rows between pt and pb; thin rows stay thin and centred. */
+/*
+ * Fit rows between pt and pb, at most 44 px apart; rows that leave room
+ * are centred, and the room is in h->spare for the chart to shrink by.
+ */
 static void hbars_fit(struct hbars *h)
 {
 	double avail = h->pb - h->pt;
 
 	h->pitch = h->n ? fmin(avail / (double)h->n, 44) : avail;
+	h->spare = 0;
 	if (h->n) {
 		double used = h->pitch * (double)h->n;
 		double shift = floor((avail - used) / 2);
 
+		h->spare = avail - used;
 		h->pt += shift;
 		h->pb = round(h->pt + used);
 	}
@@ -1071,16 +1103,72 @@ static double share_x(const struct hbars *h, double v, double xmax)
 	return v > 0 && x <= h->pl ? h->pl + 1 : x;
 }
 
+/* The x axis of shares: grid, ticks and the axis title under the plot. */
+static int subsystems_axis(struct chart *c, const struct hbars *h,
+			   double step, double xmax, double tick_h,
+			   const struct text *xtitle)
+{
+	double pw = h->pr - h->pl;
+	char buf[32];
+	int rc;
+
+	for (size_t i = 0; step * (double)i <= xmax + 1e-9; i++) {
+		double v = step * (double)i;
+		double col = round(h->pl + v / xmax * pw) - 1;
+
+		if (i)
+			vline(c, col, h->pt, h->pb, c->th->grid);
+		vline(c, col, h->pb, h->pb + 4, c->th->axis);
+		fmt_tick(buf, sizeof(buf), v);
+		if ((rc = text_put(c, F_TICK, 0, buf, 0, col + 0.5, h->pb + 6,
+				   0.5, 0, c->th->muted, NULL, NULL)))
+			return rc;
+	}
+	text_draw(c, xtitle, h->pl + pw / 2, h->pb + 6 + tick_h + 5, 0.5, 0,
+		  c->th->muted);
+	return 0;
+}
+
+/* Each bar's value just after its end, on a patch of background. */
+static int subsystems_values(struct chart *c, const struct hbars *h,
+			     double xmax)
+{
+	char buf[32];
+	int rc;
+
+	for (size_t i = 0; i < c->rows->n; i++) {
+		const struct row *r = &c->rows->v[i];
+		double y0, y1, x1 = share_x(h, r->first_share, xmax);
+		struct text v;
+
+		hbars_row(h, i, &y0, &y1);
+		fmt_share(buf, sizeof(buf), r->first_share);
+		if ((rc = text_make(&v, c, F_VALUE, 0, buf, 0,
+				    PANGO_ELLIPSIZE_NONE)))
+			return rc;
+		fill_rect(c, floor(x1 + 2), floor((y0 + y1 - v.h) / 2),
+			  ceil(x1 + 6 + v.w), ceil((y0 + y1 + v.h) / 2),
+			  c->th->bg);
+		text_draw(c, &v, x1 + 4, (y0 + y1) / 2, 0, 0.5, c->th->muted);
+		text_free(&v);
+	}
+	return 0;
+}
+
+/*
+ * The share of first-release code per subsystem, with the whole tree's
+ * as a dashed reference line labelled above the plot. With no code from
+ * the first release at all there is nothing to refer to: no line, and
+ * its band goes to the rows; the axis then runs to 100%.
+ */
 static int draw_subsystems(struct chart *c, const void *arg)
 {
 	const struct tally *t = c->t;
-	const struct theme *th = c->th;
 	const struct rows *rows = c->rows;
 	struct hbars h = { 0 };
 	struct text reflab = { 0 }, xtitle = { 0 };
-	double top, bottom, maxv, step, xmax, ref, value_w, tick_h, pw;
-	char title[256], sub[512], buf[128], xt[256], pct[32];
-	size_t i;
+	double top, bottom, maxv, step, xmax, ref, value_w, tick_h;
+	char title[256], sub[512], buf[128], pct[32];
 	int rc;
 
 	(void)arg;
@@ -1099,8 +1187,10 @@ static int draw_subsystems(struct chart *c, const void *arg)
 		return draw_message(c, "no directories", top, bottom);
 
 	maxv = ref;
-	for (i = 0; i < rows->n; i++)
+	for (size_t i = 0; i < rows->n; i++)
 		maxv = fmax(maxv, rows->v[i].first_share);
+	if (!(maxv > 0))
+		maxv = 100;
 	step = nice_step(maxv, c->w < 560 ? 4 : 5);
 	xmax = fmin(nice_max(maxv, step), 100);
 	if (xmax < maxv)
@@ -1110,81 +1200,51 @@ static int draw_subsystems(struct chart *c, const void *arg)
 	    (rc = text_width(c, F_VALUE, 0, "100.0%", &value_w)) ||
 	    (rc = text_height(c, F_TICK, &tick_h)))
 		goto done;
-	snprintf(xt, sizeof(xt), "share of lines from %s", first_name(t));
-	if ((rc = text_make(&xtitle, c, F_AXIS, 0, xt, c->w - 2 * PAD,
+	snprintf(buf, sizeof(buf), "share of lines from %s", first_name(t));
+	if ((rc = text_make(&xtitle, c, F_AXIS, 0, buf, c->w - 2 * PAD,
 			    PANGO_ELLIPSIZE_END)))
 		goto done;
 	fmt_share(pct, sizeof(pct), ref);
 	snprintf(buf, sizeof(buf), "whole tree %s", pct);
-	if ((rc = text_make(&reflab, c, F_VALUE, 0, buf, 0,
-			    PANGO_ELLIPSIZE_NONE)))
+	if (ref > 0 && (rc = text_make(&reflab, c, F_VALUE, 0, buf, 0,
+				       PANGO_ELLIPSIZE_NONE)))
 		goto done;
 
 	h.pl = round(PAD + h.label_w + 9);
 	h.pr = round(c->w - PAD - value_w - 6);
-	h.pt = round(top + reflab.h + 6);
+	h.pt = round(top + (ref > 0 ? reflab.h + 6 : 2));
 	h.pb = round(bottom - xtitle.h - 6 - tick_h - 8);
 	hbars_fit(&h);
-	pw = h.pr - h.pl;
-	if (pw < 40 || h.pitch < 2) {
+	c->spare = h.spare;
+	if (h.pr - h.pl < 40 || h.pitch < 2) {
 		rc = error_set("chart 'subsystems' has no room for its plot");
 		goto done;
 	}
 
-	/* vertical grid and ticks */
-	for (i = 0; step * (double)i <= xmax + 1e-9; i++) {
-		double v = step * (double)i;
-		double col = round(h.pl + v / xmax * pw) - 1;
-
-		if (i)
-			vline(c, col, h.pt, h.pb, th->grid);
-		vline(c, col, h.pb, h.pb + 4, th->axis);
-		fmt_tick(buf, sizeof(buf), v);
-		if ((rc = text_put(c, F_TICK, 0, buf, 0, col + 0.5, h.pb + 6,
-				   0.5, 0, th->muted, NULL, NULL)))
-			goto done;
-	}
-	text_draw(c, &xtitle, h.pl + pw / 2, h.pb + 6 + tick_h + 5, 0.5, 0,
-		  th->muted);
-
-	for (i = 0; i < rows->n; i++) {
-		const struct row *r = &rows->v[i];
+	if ((rc = subsystems_axis(c, &h, step, xmax, tick_h, &xtitle)))
+		goto done;
+	for (size_t i = 0; i < rows->n; i++) {
 		double y0, y1;
 
 		hbars_row(&h, i, &y0, &y1);
-		fill_rect(c, h.pl, y0, share_x(&h, r->first_share, xmax), y1,
-			  release_rgb(t, th, 0));
+		fill_rect(c, h.pl, y0, share_x(&h, rows->v[i].first_share,
+					       xmax), y1,
+			  release_rgb(t, c->th, 0));
 	}
 	hbars_draw_labels(c, &h);
-	vline(c, h.pl - 1, h.pt, h.pb, th->axis);
+	vline(c, h.pl - 1, h.pt, h.pb, c->th->axis);
 
 	/* the whole tree over the bars, the values over it */
-	{
-		double col = round(h.pl + ref / xmax * pw) - 1;
+	if (ref > 0) {
+		double col = round(h.pl + ref / xmax * (h.pr - h.pl)) - 1;
 		double lx = col + 0.5;
 
-		vline_dashed(c, col, h.pt - 3, h.pb, th->text, 4, 3);
+		vline_dashed(c, col, h.pt - 3, h.pb, c->th->text, 4, 3);
 		lx = fmax(lx, PAD + reflab.w / 2);
 		lx = fmin(lx, c->w - PAD - reflab.w / 2);
-		text_draw(c, &reflab, lx, h.pt - 4, 0.5, 1, th->text);
+		text_draw(c, &reflab, lx, h.pt - 4, 0.5, 1, c->th->text);
 	}
-	for (i = 0; i < rows->n; i++) {
-		const struct row *r = &rows->v[i];
-		double y0, y1, x1 = share_x(&h, r->first_share, xmax);
-		struct text v;
-
-		hbars_row(&h, i, &y0, &y1);
-		fmt_share(buf, sizeof(buf), r->first_share);
-		if ((rc = text_make(&v, c, F_VALUE, 0, buf, 0,
-				    PANGO_ELLIPSIZE_NONE)))
-			goto done;
-		fill_rect(c, floor(x1 + 2), floor((y0 + y1 - v.h) / 2),
-			  ceil(x1 + 6 + v.w), ceil((y0 + y1 + v.h) / 2),
-			  th->bg);
-		text_draw(c, &v, x1 + 4, (y0 + y1) / 2, 0, 0.5, th->muted);
-		text_free(&v);
-	}
-	rc = 0;
+	rc = subsystems_values(c, &h, xmax);
 done:
 	hbars_release(&h);
 	text_free(&reflab);
@@ -1336,6 +1396,7 @@ static int draw_subsystems_stack(struct chart *c, const void *arg)
 	h.pt = round(top + legend_h + 14);
 	h.pb = round(bottom - xtitle.h - 6 - tick_h - 8);
 	hbars_fit(&h);
+	c->spare = h.spare;
 	pw = h.pr - h.pl;
 	if (pw < 40 || h.pitch < 2) {
 		rc = error_set(
@@ -1553,6 +1614,8 @@ struct charts {
 	size_t nrel;
 	char *path;
 	size_t path_cap;
+	struct names *names;
+	double spare;           /* of the last render */
 };
 
 static int render(struct charts *x, cairo_surface_t *s, const char *name,
@@ -1574,6 +1637,7 @@ static int render(struct charts *x, cairo_surface_t *s, const char *name,
 	c.nrel = x->nrel;
 	pango_cairo_update_context(c.cr, c.pc);
 	rc = fn(&c, arg);
+	x->spare = c.spare;
 	st = cairo_status(c.cr);
 	cairo_destroy(c.cr);
 	if (!rc && st)
@@ -1693,8 +1757,8 @@ static int emit_png(struct charts *x, const char *name, int scale,
 	return rc;
 }
 
-static int emit_svg(struct charts *x, const char *name, draw_fn fn,
-		    const void *arg)
+static int emit_svg(struct charts *x, const char *name, const char *suffix,
+		    draw_fn fn, const void *arg)
 {
 	cairo_surface_t *s;
 	struct buf b = { 0 }, norm = { 0 };
@@ -1720,7 +1784,7 @@ static int emit_svg(struct charts *x, const char *name, draw_fn fn,
 	if (!rc)
 		rc = svg_normalise(&norm, &b);
 	if (!rc) {
-		path = out_path(x, name, ".svg");
+		path = out_path(x, name, suffix);
 		rc = path ? write_file(path, norm.p, norm.n) : error_oom();
 	}
 	free(b.p);
@@ -1728,16 +1792,57 @@ static int emit_svg(struct charts *x, const char *name, draw_fn fn,
 	return rc;
 }
 
+/*
+ * A chart that can shrink (c->spare) is drawn once without output to
+ * learn its height: x->h less what it would leave unused.
+ */
+static int fit_height(struct charts *x, const char *name, draw_fn fn,
+		      const void *arg)
+{
+	cairo_surface_t *s;
+	int rc;
+
+	s = cairo_recording_surface_create(CAIRO_CONTENT_COLOR, NULL);
+	rc = render(x, s, name, fn, arg);
+	cairo_surface_destroy(s);
+	if (!rc && x->spare >= 1)
+		x->h -= (unsigned)floor(x->spare);
+	return rc;
+}
+
+/*
+ * NAME.svg, NAME.png and NAME@2x.png; and, when the chart is wider than
+ * a phone, NAME@narrow.svg drawn CHART_NARROW_WIDTH wide for one. With
+ * `fit`, each as high as its content needs, up to the height asked for.
+ */
+static int chart_emit_fit(struct charts *x, const char *name, draw_fn fn,
+			  const void *arg, int fit)
+{
+	unsigned w = x->w, h = x->h;
+	int rc;
+
+	if ((fit && (rc = fit_height(x, name, fn, arg))) ||
+	    (rc = emit_svg(x, name, ".svg", fn, arg)) ||
+	    (rc = emit_png(x, name, 1, fn, arg)) ||
+	    (rc = emit_png(x, name, 2, fn, arg)))
+		goto done;
+	if (w >= CHART_NARROW_WIDTH + CHART_NARROW_MARGIN) {
+		x->w = CHART_NARROW_WIDTH;
+		x->h = h;
+		if ((fit && (rc = fit_height(x, name, fn, arg))) ||
+		    (rc = emit_svg(x, name, "@narrow.svg", fn, arg)))
+			goto done;
+	}
+done:
+	x->w = w;
+	x->h = h;
+	return rc;
+}
+
 static int chart_emit(struct charts *x, const char *name, draw_fn fn,
 		      const void *arg)
 {
-	int rc;
-
-	if ((rc = emit_svg(x, name, fn, arg)) ||
-	    (rc = emit_png(x, name, 1, fn, arg)) ||
-	    (rc = emit_png(x, name, 2, fn, arg)))
-		return rc;
-	return 0;
+	return chart_emit_fit(x, name, fn, arg, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1849,25 +1954,23 @@ static const char *dir_display(const char *path)
 static int chart_dir(struct charts *x, size_t i)
 {
 	const struct tally_dir *d = &x->t->dirs[i];
-	char *slug = NULL, *name = NULL, *title = NULL, *sub = NULL;
+	char *name = NULL, *title = NULL, *sub = NULL;
 	char count[32];
 	struct dist dist;
 	size_t len;
 	int rc;
 
-	if ((rc = tally_slug(&slug, d->path)))
+	if ((rc = names_get(&name, x->names, d->path, NAMES_CHART)) < 0 ||
+	    (rc = names_make_parents(x->dir, name)) < 0)
 		goto done;
-	len = strlen(d->path) * 2 + strlen(slug) + strlen(rev_of(x->info)) +
-	      128;
-	name = malloc(len);
+	len = strlen(d->path) + strlen(rev_of(x->info)) + 128;
 	title = malloc(len);
 	sub = malloc(len);
-	if (!name || !title || !sub) {
+	if (!title || !sub) {
 		rc = error_oom();
 		goto done;
 	}
 	fmt_count(count, sizeof(count), d->lines);
-	snprintf(name, len, "dir-%s", slug);
 	if (!strcmp(d->path, "."))
 		snprintf(title, len, "Files in the root directory by release");
 	else
@@ -1883,7 +1986,6 @@ static int chart_dir(struct charts *x, size_t i)
 	dist.total = d->lines;
 	rc = chart_emit(x, name, draw_dist, &dist);
 done:
-	free(slug);
 	free(name);
 	free(title);
 	free(sub);
@@ -1931,7 +2033,8 @@ int chart_write_all(const char *img_dir, const struct tally *t,
 	x.h = o->height;
 	x.nrel = released_count(t);
 	fonts_open(&x.fm, &x.pc);
-	if ((rc = rows_build(&x.rows, t, rows_max(o->height))))
+	if ((rc = names_new(&x.names, t)) < 0 ||
+	    (rc = rows_build(&x.rows, t, rows_max(o->height))))
 		goto done;
 
 	counts = calloc(t->nreleases ? t->nreleases : 1, sizeof(*counts));
@@ -1954,14 +2057,16 @@ int chart_write_all(const char *img_dir, const struct tally *t,
 	dist.counts = counts;
 	dist.total = t->total_lines;
 	if ((rc = chart_emit(&x, "releases", draw_dist, &dist)) ||
-	    (rc = chart_emit(&x, "subsystems", draw_subsystems, NULL)) ||
-	    (rc = chart_emit(&x, "subsystems-stack", draw_subsystems_stack,
-			     NULL)))
+	    (rc = chart_emit_fit(&x, "subsystems", draw_subsystems, NULL,
+				 1)) ||
+	    (rc = chart_emit_fit(&x, "subsystems-stack",
+				 draw_subsystems_stack, NULL, 1)))
 		goto done;
 	rc = chart_dirs(&x);
 done:
 	free(counts);
 	free(x.path);
+	names_free(x.names);
 	rows_release(&x.rows);
 	fonts_close(x.fm, x.pc);
 	return rc;

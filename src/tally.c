@@ -275,32 +275,3 @@ size_t tally_subsystem_of(const struct tally *t, size_t dir)
 		dir = t->dirs[dir].parent;
 	return dir;
 }
-
-int tally_slug(char **out, const char *path)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p;
-	char *s, *w;
-
-	*out = NULL;
-	if (!*path)
-		return (*out = strdup("all")) ? 0 : error_oom();
-	if (!strcmp(path, "."))
-		return (*out = strdup("_2e")) ? 0 : error_oom();
-	s = malloc(strlen(path) * 3 + 1);
-	if (!s)
-		return error_oom();
-	for (p = (const unsigned char *)path, w = s; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		    *p == '.' || *p == '-') {
-			*w++ = (char)*p;
-		} else {
-			*w++ = '_';
-			*w++ = hex[*p >> 4];
-			*w++ = hex[*p & 15];
-		}
-	}
-	*w = '\0';
-	*out = s;
-	return 0;
-}
