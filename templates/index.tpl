@@ -84,6 +84,7 @@
 <li><a href="data/files.csv">files.csv</a>: lines per file and release</li>
 <li><a href="data/untouched.csv">untouched.csv</a>: files untouched since {{FIRST}}</li>
 </ul>
+<div class="table-wrap">
 <table class="charts">
 <caption>Charts, for articles and print</caption>
 <thead><tr><th scope="col">Chart</th><th scope="col">Files</th></tr></thead>
@@ -93,5 +94,6 @@
 {{/CHART}}
 </tbody>
 </table>
+</div>
 </section>
 {{>FOOTER}}

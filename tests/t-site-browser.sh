@@ -1,7 +1,7 @@
 #!/bin/bash
 # The report in a real browser: headless Chromium opens every kind of page
 # (the overview, releases, untouched files, a subsystem, a subdirectory
-# below it, the root files, a hostile name) at 1280 and 390 px, and
+# below it, the root files, hostile and long names) at 1280 and 390 px, and
 # tests/browser.py checks each: no console error, no failed load, no image
 # missing, no sideways scroll of the page, every table beside its chart at
 # 1280 and below it at 390, the phone's charts on a phone, no chart shrunk
@@ -58,6 +58,27 @@ browse_dark() {
 	keep_shots dark
 }
 
+# Pages of directories with hostile and long names, on a desktop and a
+# phone: long names break, and nothing widens a page.
+browse_names() {
+	local p args=()
+	command -v chromium >/dev/null || return 1
+	names_repo "$WORK/names"
+	report "$WORK/names" --out out --depth 2
+	for p in index untouched releases arch NET; do
+		args+=("out/$p.html@1280" "out/$p.html@390")
+	done
+	for p in out/A*-*.html out/aaa*-*/*.html out/bad_name-*.html; do
+		args+=("$p@390")
+	done
+	python3 "$TESTS/browser.py" names "${args[@]}"
+	for f in names/*.png; do
+		mv "$f" "${f%.png}-names.png"
+	done
+	keep_shots names
+}
+
 run_case browse browse
 run_case browse_dark browse_dark
+run_case browse_names browse_names
 finish

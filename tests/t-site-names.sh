@@ -8,37 +8,6 @@
 . "$(dirname "$0")/site-lib.sh"
 TESTS=$(cd "$(dirname "$0")" && pwd)
 
-# Directories with every kind of name: readable ones, names that differ
-# only in case, the site's own names, Windows' device names, names that
-# end like a page or a chart, 90 capitals (three times that as %-escapes
-# is too long for a file name), 255 bytes of ASCII and of UTF-8, bytes
-# that are not UTF-8, control characters, URL delimiters, spaces, a
-# leading - or ., a newline.
-names_repo() {
-	local d long_a long_u caps
-	repo_new "$1"
-	at 1262304000
-	caps=$(printf 'A%.0s' {1..90})
-	long_a=$(printf 'a%.0s' {1..255})
-	long_u=$(printf '\xe6\x97\xa5%.0s' {1..85})
-	for d in Documentation arch/x86 arch/X86 Net net NET index img data \
-		root CON com1.txt a.html b.PNG x86.svg "$caps" "$caps/sub" \
-		"$long_a" "$long_a/$long_u" "$long_u" $'bad\xff\xfename' \
-		$'ctrl\x01\x1b[31m' '100%' '%2e%2e' '#frag' '?q=1' \
-		' spaced name ' '-leading' '.leading' '..' \
-		$'new\nline' '&amp;' 'x'; do
-		put "$d/f.c" one two
-	done
-	put README readme
-	commit "1.0"
-	git tag v1.0
-	at 1270000000
-	put arch/x86/g.c three
-	commit "1.1"
-	git tag v1.1
-	cd - >/dev/null || return
-}
-
 # What a page shows for a name, as site.c's display() and the template's
 # HTML escaping make it.
 cat >"$WORK/names-check.py" <<'EOF'
