@@ -9,6 +9,8 @@
  *   chart_test font             only chart_check_font()
  *   chart_test samples DIR      charts for 3/12/90/150 releases, light
  *                               and dark, to look at
+ *   chart_test subsamples DIR   the subsystem charts of 1/2/3/10/40
+ *                               subsystems and of 3 with a 0% reference
  *
  * Exit 0 when every check passes. Failures are printed one a line.
  */
@@ -1383,7 +1385,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: chart_test check|gen|samples DIR\n");
+		fprintf(stderr, "usage: chart_test "
+			"check|gen|samples|subsamples DIR\n");
 		return 2;
 	}
 	if (chart_check_font()) {
