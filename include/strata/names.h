@@ -6,28 +6,36 @@
  * per directory level, so that a person can type and share it:
  * `Documentation.html`, `arch/x86.html`, `root.html` for the files in
  * the root directory. Its charts follow the same rule under img/:
- * `img/dir-Documentation.svg`, `img/dir-arch/x86.png`. A component (a
- * "stem") is the directory's name where that is safe, else a readable
- * form of it with a short stable suffix:
+ * `img/dir-Documentation.svg`, `img/dir-arch/x86.png`. One function,
+ * names_get(), gives the name of any page or chart of a directory from
+ * its path and a kind; a new kind is a line in names.c's kinds[]. A
+ * component (a "stem") is the directory's own name where that is safe,
+ * else a readable form of it with a short stable suffix:
  *
  *   - bytes other than A-Z, a-z, 0-9, `.`, `-`, `_` become `_` (a run of
  *     them one `_`), a leading `.`, `-` or `_` and a trailing `.` are
  *     dropped, the result is cut to NAMES_STEM_MAX bytes; a name that
- *     lost anything this way, that ends in `.html`, or that Windows
- *     reserves (`con`, `nul`, `com1`, ...) gets `-` and six hex digits
- *     of a hash of its whole path: `my dir` -> `my_dir-3fa2c1`;
+ *     lost anything this way, that ends in `.html`, `.png` or `.svg` (a
+ *     stem also names the directory of its subdirectories' pages and
+ *     charts, beside those files) or that Windows reserves (`con`, `nul`,
+ *     `com1`, ...) gets `-` and six hex digits of a hash of its whole
+ *     path: `my dir` -> `my_dir-06e1f6`; a name with nothing left is
+ *     `dir-` and the digits (`日本` -> `dir-26eece`);
  *   - stems are unique among siblings ignoring ASCII case (file systems
  *     that fold case), and at the top level they avoid names_reserved[]:
  *     when two directories claim one stem, the first in byte order keeps
- *     it and the others get the suffix (`Net.html`, `net-9c01d2.html`);
+ *     it and the others get the suffix (`Net.html`, `net-93b929.html`);
  *     a suffix that is taken is hashed again with a counter;
- *   - a stem is never empty (`dir-3fa2c1`), and below 400 bytes of
- *     parent stems only the suffix is kept, so every name is bounded.
+ *   - below more than 400 bytes of parent stems a level keeps only
+ *     `dir-` and the suffix, so every name is bounded: 64 levels of the
+ *     longest names make less than 1.2 KB.
  *
  * Stems use only [A-Za-z0-9._-], so a name is a valid relative URL as it
- * is. The same tally gives the same names, in chart.c and site.c alike.
- * Pages other modules add at the top of a report must be listed in
- * names_reserved[] so that no directory takes their name.
+ * is; whoever adds to a name (chart.c: `@2x.png`, `@narrow.svg`) adds a
+ * byte no stem holds first, `@`, so that no two files can meet. The same
+ * tally gives the same names, in chart.c and site.c alike. Pages other
+ * modules add at the top of a report must be listed in names_reserved[]
+ * so that no directory takes their name.
  */
 #ifndef STRATA_NAMES_H
 #define STRATA_NAMES_H
