@@ -338,6 +338,18 @@ static void text_free(struct text *t)
 	t->layout = NULL;
 }
 
+/* The logical box of a laid out text. */
+static void text_measure(struct text *t)
+{
+	PangoRectangle log;
+
+	pango_layout_get_extents(t->layout, NULL, &log);
+	t->x = (double)log.x / PANGO_SCALE;
+	t->y = (double)log.y / PANGO_SCALE;
+	t->w = (double)log.width / PANGO_SCALE;
+	t->h = (double)log.height / PANGO_SCALE;
+}
+
 /*
  * Lay out `s` in one line; with max_w > 0, ellipsize it to that width.
  * On failure *t is empty and the error is set.
@@ -347,7 +359,6 @@ static int text_make(struct text *t, struct chart *c, enum font f,
 		     PangoEllipsizeMode mode)
 {
 	PangoFontDescription *d;
-	PangoRectangle log;
 	char *clean;
 
 	memset(t, 0, sizeof(*t));
@@ -374,11 +385,7 @@ static int text_make(struct text *t, struct chart *c, enum font f,
 	}
 	pango_layout_set_text(t->layout, clean, -1);
 	free(clean);
-	pango_layout_get_extents(t->layout, NULL, &log);
-	t->x = (double)log.x / PANGO_SCALE;
-	t->y = (double)log.y / PANGO_SCALE;
-	t->w = (double)log.width / PANGO_SCALE;
-	t->h = (double)log.height / PANGO_SCALE;
+	text_measure(t);
 	return 0;
 }
 
@@ -389,18 +396,13 @@ static int text_make(struct text *t, struct chart *c, enum font f,
 static int text_make_lines(struct text *t, struct chart *c, enum font f,
 			   const char *s, double max_w, int lines)
 {
-	PangoRectangle log;
 	int rc = text_make(t, c, f, 0, s, max_w, PANGO_ELLIPSIZE_END);
 
 	if (rc)
 		return rc;
 	pango_layout_set_wrap(t->layout, PANGO_WRAP_WORD_CHAR);
 	pango_layout_set_height(t->layout, -lines);
-	pango_layout_get_extents(t->layout, NULL, &log);
-	t->x = (double)log.x / PANGO_SCALE;
-	t->y = (double)log.y / PANGO_SCALE;
-	t->w = (double)log.width / PANGO_SCALE;
-	t->h = (double)log.height / PANGO_SCALE;
+	text_measure(t);
 	return 0;
 }
 

@@ -372,24 +372,28 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A path's first len bytes, to look up. */
+struct key {
+	const char *path;
+	size_t len;
+};
+
+static int cmp_key(const void *k, const void *e)
+{
+	const struct key *key = k;
+	const char *path = ((const struct entry *)e)->path;
+	int c = strncmp(key->path, path, key->len);
+
+	return c ? c : -(path[key->len] != '\0');
+}
+
 static size_t find(const struct names *n, const char *path, size_t len)
 {
-	size_t lo = 0, hi = n->n;
+	struct key key = {path, len};
+	const struct entry *e = bsearch(&key, n->v, n->n, sizeof(*n->v),
+					cmp_key);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strncmp(n->v[mid].path, path, len);
-
-		if (!c && n->v[mid].path[len])
-			c = 1;
-		if (!c)
-			return mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return SIZE_MAX;
+	return e ? (size_t)(e - n->v) : SIZE_MAX;
 }
 
 /* Every directory of the tally and each of its parents, sorted, once. */

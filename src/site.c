@@ -1198,27 +1198,6 @@ static size_t files_from(const struct tally *t, const char *key)
 	return lo;
 }
 
-/* The dirs[] index of the directory path[0..len), or 0. */
-static size_t dir_index(const struct tally *t, const char *path, size_t len)
-{
-	size_t lo = 1, hi = t->ndirs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strncmp(t->dirs[mid].path, path, len);
-
-		if (!c && t->dirs[mid].path[len])
-			c = 1;
-		if (!c)
-			return mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
-}
-
 static uint64_t file_first(const struct site *s, const struct tally_file *f)
 {
 	return s->t->nreleases && !s->t->releases[0].unreleased ?
@@ -1261,8 +1240,8 @@ static int child_add(struct child **v, size_t *n, size_t *alloc,
 		c->len = len;
 		c->is_dir = is_dir;
 		if (is_dir)
-			c->page = dir_index(s->t, f->path,
-					    (size_t)(name + len - f->path));
+			c->page = tally_find_dir(s->t, f->path,
+						 (size_t)(name + len - f->path));
 	}
 	c->nfiles++;
 	c->lines += f->lines;

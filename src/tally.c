@@ -43,14 +43,16 @@ static int file_dir_depth(const char *path, unsigned depth)
 	return slashes < depth ? (int)slashes : (int)depth;
 }
 
-static size_t find_dir(const struct tally *t, const char *path)
+size_t tally_find_dir(const struct tally *t, const char *path, size_t len)
 {
 	size_t lo = 1, hi = t->ndirs;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(t->dirs[mid].path, path);
+		int c = strncmp(t->dirs[mid].path, path, len);
 
+		if (!c && t->dirs[mid].path[len])
+			c = 1;
 		if (!c)
 			return mid;
 		if (c < 0)
@@ -196,7 +198,7 @@ int tally_build(struct tally **out, const struct blame_result *blame,
 				rc = error_oom();
 				goto done;
 			}
-			d->parent = find_dir(t, up);
+			d->parent = tally_find_dir(t, up, strlen(up));
 			free(up);
 		}
 	}
@@ -213,7 +215,7 @@ int tally_build(struct tally **out, const struct blame_result *blame,
 				rc = error_oom();
 				goto done;
 			}
-			dir = find_dir(t, d);
+			dir = tally_find_dir(t, d, strlen(d));
 			free(d);
 			add_counts(t, dir, f);
 		}

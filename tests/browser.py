@@ -11,7 +11,7 @@ standard library. For each page (a file path; WIDTH in CSS pixels, default
   - has an image that did not load,
   - scrolls sideways at its width (document.documentElement.scrollWidth
     above innerWidth: tables must scroll inside their box),
-  - at 1024 px and wider, has a table that does not stand beside its chart
+  - at 1152 px and wider, has a table that does not stand beside its chart
     (every .pair: the table's box right of the chart's, overlapping it
     vertically),
   - below 640 px, has a chart that is not the one drawn for a phone
@@ -175,7 +175,7 @@ def layout_problems(m, width):
                        (name, c["shown"], c["natural"]))
     for k, p in enumerate(m["pairs"]):
         (cl, ct, cr, cb), (tl, tt, tr, tb) = p["chart"], p["table"]
-        if width >= 1024 and not (tl >= cr - 1 and tt < cb and ct < tb):
+        if width >= 1152 and not (tl >= cr - 1 and tt < cb and ct < tb):
             bad.append("pair %d: table not beside its chart" % k)
         if width < 640 and tt < cb - 1:
             bad.append("pair %d: table not below its chart" % k)

@@ -70,6 +70,12 @@ int tally_build(struct tally **out, const struct blame_result *blame,
 
 void tally_free(struct tally *t);
 
+/*
+ * The index in dirs[] of the directory path[0..len) (below the root), or
+ * 0 when it is not tallied.
+ */
+size_t tally_find_dir(const struct tally *t, const char *path, size_t len);
+
 /* Index of the subsystem (level-1 directory) of dirs[i], or 0 for root. */
 size_t tally_subsystem_of(const struct tally *t, size_t dir);
 

@@ -275,6 +275,29 @@ static struct tally *fx_linux(size_t nrel, int unrel)
 	return t;
 }
 
+/*
+ * n subsystems sub00, sub01, ... of five releases and unreleased code;
+ * with `zero`, none has a line from the first release.
+ */
+static struct tally *fx_subsystems(size_t n, int zero)
+{
+	struct tally *t = fx_new(5, 1, name_v);
+
+	for (size_t k = 0; k < n; k++) {
+		uint64_t c[6];
+		char path[32];
+
+		for (size_t r = 0; r < 6; r++)
+			c[r] = (k * 7 + r * 3) % 11 + 1;
+		if (zero)
+			c[0] = 0;
+		snprintf(path, sizeof(path), "sub%02zu", k);
+		fx_dir(t, path, 1, c);
+	}
+	fx_done(t);
+	return t;
+}
+
 static const struct report_info info_linux = {
 	.repo_name = "linux",
 	.rev = "v6.8",
@@ -906,22 +929,10 @@ static void check_few_subsystems(const char *base, unsigned w, unsigned h)
 
 	for (size_t i = 0; i < 5; i++) {
 		int zero = i == 4;
-		struct tally *t = fx_new(5, 1, name_v);
+		struct tally *t = fx_subsystems(counts[i], zero);
 		const char *chart[2] = { "subsystems", "subsystems-stack" };
 		char name[64], *dir;
 
-		for (size_t k = 0; k < counts[i]; k++) {
-			uint64_t c[6];
-			char path[32];
-
-			for (size_t r = 0; r < 6; r++)
-				c[r] = (k * 7 + r * 3) % 11 + 1;
-			if (zero)
-				c[0] = 0;
-			snprintf(path, sizeof(path), "sub%02zu", k);
-			fx_dir(t, path, 1, c);
-		}
-		fx_done(t);
 		snprintf(name, sizeof(name), "few-%u-%s%zu", w,
 			 zero ? "zero-" : "", counts[i]);
 		dir = subdir(base, name);
@@ -1345,26 +1356,14 @@ static void samples(const char *base)
 static void subsamples(const char *base)
 {
 	static const size_t counts[] = { 1, 2, 3, 10, 40 };
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i <= sizeof(counts) / sizeof(*counts); i++) {
 		int zero = i == sizeof(counts) / sizeof(*counts);
 		size_t n = zero ? 3 : counts[i];
-		struct tally *t = fx_new(5, 1, name_v);
+		struct tally *t = fx_subsystems(n, zero);
 		char name[64], *dir;
 
-		for (k = 0; k < n; k++) {
-			uint64_t c[6];
-			char path[32];
-
-			for (size_t r = 0; r < 6; r++)
-				c[r] = (k * 7 + r * 3) % 11 + 1;
-			if (zero)
-				c[0] = 0;
-			snprintf(path, sizeof(path), "sub%02zu", k);
-			fx_dir(t, path, 1, c);
-		}
-		fx_done(t);
 		snprintf(name, sizeof(name), "%s%zu", zero ? "zero-" : "", n);
 		dir = subdir(base, name);
 		write_charts(dir, t, &info_linux, 960, 480, 0);
