@@ -66,7 +66,7 @@ strata: $(BUILD)/strata $(BUILD)/strata-publish.so FORCE
 		{ cp $(BUILD)/strata-publish.so strata-publish.so.tmp && \
 		  mv -f strata-publish.so.tmp strata-publish.so; }
 
-# -rdynamic: strata-publish.so calls the binary's error_*() and tally_slug().
+# -rdynamic: strata-publish.so calls the binary's error_*() and names_*().
 $(BUILD)/strata: $(CORE_OBJ)
 	$(CC) $(CFLAGS) -rdynamic -o $@ $(CORE_OBJ) $(CORE_LIBS) -lm
 

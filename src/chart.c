@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "strata/error.h"
+#include "strata/names.h"
 #include "strata/snapshots.h"
 
 /* ------------------------------------------------------------------ */
@@ -329,6 +330,7 @@ struct chart {
 	double w, h;
 	const struct rows *rows;
 	size_t nrel;   /* releases before the unreleased bucket */
+	double spare;  /* height left unused, set by charts that can shrink */
 };
 
 static void text_free(struct text *t)
@@ -336,6 +338,18 @@ static void text_free(struct text *t)
 	if (t->layout)
 		g_object_unref(t->layout);
 	t->layout = NULL;
+}
+
+/* The logical box of a laid out text. */
+static void text_measure(struct text *t)
+{
+	PangoRectangle log;
+
+	pango_layout_get_extents(t->layout, NULL, &log);
+	t->x = (double)log.x / PANGO_SCALE;
+	t->y = (double)log.y / PANGO_SCALE;
+	t->w = (double)log.width / PANGO_SCALE;
+	t->h = (double)log.height / PANGO_SCALE;
 }
 
 /*
@@ -347,7 +361,6 @@ static int text_make(struct text *t, struct chart *c, enum font f,
 		     PangoEllipsizeMode mode)
 {
 	PangoFontDescription *d;
-	PangoRectangle log;
 	char *clean;
 
 	memset(t, 0, sizeof(*t));
@@ -374,11 +387,24 @@ static int text_make(struct text *t, struct chart *c, enum font f,
 	}
 	pango_layout_set_text(t->layout, clean, -1);
 	free(clean);
-	pango_layout_get_extents(t->layout, NULL, &log);
-	t->x = (double)log.x / PANGO_SCALE;
-	t->y = (double)log.y / PANGO_SCALE;
-	t->w = (double)log.width / PANGO_SCALE;
-	t->h = (double)log.height / PANGO_SCALE;
+	text_measure(t);
+	return 0;
+}
+
+/*
+ * Lay out `s` wrapped at words into at most `lines` lines of max_w, the
+ * last one ellipsized if that is not enough: titles on narrow charts.
+ */
+static int text_make_lines(struct text *t, struct chart *c, enum font f,
+			   const char *s, double max_w, int lines)
+{
+	int rc = text_make(t, c, f, 0, s, max_w, PANGO_ELLIPSIZE_END);
+
+	if (rc)
+		return rc;
+	pango_layout_set_wrap(t->layout, PANGO_WRAP_WORD_CHAR);
+	pango_layout_set_height(t->layout, -lines);
+	text_measure(t);
 	return 0;
 }
 
@@ -535,18 +561,20 @@ static int draw_frame(struct chart *c, const char *title,
 	set_rgb(c, c->th->bg);
 	cairo_paint(c->cr);
 
-	rc = text_make(&t, c, F_TITLE, 0, title, c->w - 2 * PAD,
-		       PANGO_ELLIPSIZE_MIDDLE);
+	rc = text_make_lines(&t, c, F_TITLE, title, c->w - 2 * PAD, 2);
 	if (rc)
 		return rc;
 	text_draw(c, &t, PAD, y, 0, 0, c->th->text);
 	y += t.h + 1;
 	text_free(&t);
 	if (subtitle) {
-		rc = text_put(c, F_SUBTITLE, 0, subtitle, c->w - 2 * PAD, PAD,
-			      y, 0, 0, c->th->muted, NULL, &h);
+		rc = text_make_lines(&t, c, F_SUBTITLE, subtitle,
+				     c->w - 2 * PAD, 2);
 		if (rc)
 			return rc;
+		text_draw(c, &t, PAD, y, 0, 0, c->th->muted);
+		h = t.h;
+		text_free(&t);
 		y += h;
 	}
 	*top = y + 10;
@@ -981,6 +1009,7 @@ done:
 
 struct hbars {
 	double pl, pr, pt, pb, pitch;
+	double spare;           /* height the rows leave unused */
 	double label_w;
 	struct text *labels;
 	size_t n;
@@ -1023,16 +1052,21 @@ static int hbars_labels(struct hbars *h, struct chart *c)
 	return 0;
 }
 
-/* Fit rows between pt and pb; thin rows stay thin and centred. */
+/*
+ * Fit rows between pt and pb, at most 44 px apart; rows that leave room
+ * are centred, and the room is in h->spare for the chart to shrink by.
+ */
 static void hbars_fit(struct hbars *h)
 {
 	double avail = h->pb - h->pt;
 
 	h->pitch = h->n ? fmin(avail / (double)h->n, 44) : avail;
+	h->spare = 0;
 	if (h->n) {
 		double used = h->pitch * (double)h->n;
 		double shift = floor((avail - used) / 2);
 
+		h->spare = avail - used;
 		h->pt += shift;
 		h->pb = round(h->pt + used);
 	}
@@ -1073,16 +1107,72 @@ static double share_x(const struct hbars *h, double v, double xmax)
 	return v > 0 && x <= h->pl ? h->pl + 1 : x;
 }
 
+/* The x axis of shares: grid, ticks and the axis title under the plot. */
+static int subsystems_axis(struct chart *c, const struct hbars *h,
+			   double step, double xmax, double tick_h,
+			   const struct text *xtitle)
+{
+	double pw = h->pr - h->pl;
+	char buf[32];
+	int rc;
+
+	for (size_t i = 0; step * (double)i <= xmax + 1e-9; i++) {
+		double v = step * (double)i;
+		double col = round(h->pl + v / xmax * pw) - 1;
+
+		if (i)
+			vline(c, col, h->pt, h->pb, c->th->grid);
+		vline(c, col, h->pb, h->pb + 4, c->th->axis);
+		fmt_tick(buf, sizeof(buf), v);
+		if ((rc = text_put(c, F_TICK, 0, buf, 0, col + 0.5, h->pb + 6,
+				   0.5, 0, c->th->muted, NULL, NULL)))
+			return rc;
+	}
+	text_draw(c, xtitle, h->pl + pw / 2, h->pb + 6 + tick_h + 5, 0.5, 0,
+		  c->th->muted);
+	return 0;
+}
+
+/* Each bar's value just after its end, on a patch of background. */
+static int subsystems_values(struct chart *c, const struct hbars *h,
+			     double xmax)
+{
+	char buf[32];
+	int rc;
+
+	for (size_t i = 0; i < c->rows->n; i++) {
+		const struct row *r = &c->rows->v[i];
+		double y0, y1, x1 = share_x(h, r->first_share, xmax);
+		struct text v;
+
+		hbars_row(h, i, &y0, &y1);
+		fmt_share(buf, sizeof(buf), r->first_share);
+		if ((rc = text_make(&v, c, F_VALUE, 0, buf, 0,
+				    PANGO_ELLIPSIZE_NONE)))
+			return rc;
+		fill_rect(c, floor(x1 + 2), floor((y0 + y1 - v.h) / 2),
+			  ceil(x1 + 6 + v.w), ceil((y0 + y1 + v.h) / 2),
+			  c->th->bg);
+		text_draw(c, &v, x1 + 4, (y0 + y1) / 2, 0, 0.5, c->th->muted);
+		text_free(&v);
+	}
+	return 0;
+}
+
+/*
+ * The share of first-release code per subsystem, with the whole tree's
+ * as a dashed reference line labelled above the plot. With no code from
+ * the first release at all there is nothing to refer to: no line, and
+ * its band goes to the rows; the axis then runs to 100%.
+ */
 static int draw_subsystems(struct chart *c, const void *arg)
 {
 	const struct tally *t = c->t;
-	const struct theme *th = c->th;
 	const struct rows *rows = c->rows;
 	struct hbars h = { 0 };
 	struct text reflab = { 0 }, xtitle = { 0 };
-	double top, bottom, maxv, step, xmax, ref, value_w, tick_h, pw;
-	char title[256], sub[512], buf[128], xt[256], pct[32];
-	size_t i;
+	double top, bottom, maxv, step, xmax, ref, value_w, tick_h;
+	char title[256], sub[512], buf[128], pct[32];
 	int rc;
 
 	(void)arg;
@@ -1101,8 +1191,10 @@ static int draw_subsystems(struct chart *c, const void *arg)
 		return draw_message(c, "no directories", top, bottom);
 
 	maxv = ref;
-	for (i = 0; i < rows->n; i++)
+	for (size_t i = 0; i < rows->n; i++)
 		maxv = fmax(maxv, rows->v[i].first_share);
+	if (!(maxv > 0))
+		maxv = 100;
 	step = nice_step(maxv, c->w < 560 ? 4 : 5);
 	xmax = fmin(nice_max(maxv, step), 100);
 	if (xmax < maxv)
@@ -1112,81 +1204,51 @@ static int draw_subsystems(struct chart *c, const void *arg)
 	    (rc = text_width(c, F_VALUE, 0, "100.0%", &value_w)) ||
 	    (rc = text_height(c, F_TICK, &tick_h)))
 		goto done;
-	snprintf(xt, sizeof(xt), "share of lines from %s", first_name(t));
-	if ((rc = text_make(&xtitle, c, F_AXIS, 0, xt, c->w - 2 * PAD,
+	snprintf(buf, sizeof(buf), "share of lines from %s", first_name(t));
+	if ((rc = text_make(&xtitle, c, F_AXIS, 0, buf, c->w - 2 * PAD,
 			    PANGO_ELLIPSIZE_END)))
 		goto done;
 	fmt_share(pct, sizeof(pct), ref);
 	snprintf(buf, sizeof(buf), "whole tree %s", pct);
-	if ((rc = text_make(&reflab, c, F_VALUE, 0, buf, 0,
-			    PANGO_ELLIPSIZE_NONE)))
+	if (ref > 0 && (rc = text_make(&reflab, c, F_VALUE, 0, buf, 0,
+				       PANGO_ELLIPSIZE_NONE)))
 		goto done;
 
 	h.pl = round(PAD + h.label_w + 9);
 	h.pr = round(c->w - PAD - value_w - 6);
-	h.pt = round(top + reflab.h + 6);
+	h.pt = round(top + (ref > 0 ? reflab.h + 6 : 2));
 	h.pb = round(bottom - xtitle.h - 6 - tick_h - 8);
 	hbars_fit(&h);
-	pw = h.pr - h.pl;
-	if (pw < 40 || h.pitch < 2) {
+	c->spare = h.spare;
+	if (h.pr - h.pl < 40 || h.pitch < 2) {
 		rc = error_set("chart 'subsystems' has no room for its plot");
 		goto done;
 	}
 
-	/* vertical grid and ticks */
-	for (i = 0; step * (double)i <= xmax + 1e-9; i++) {
-		double v = step * (double)i;
-		double col = round(h.pl + v / xmax * pw) - 1;
-
-		if (i)
-			vline(c, col, h.pt, h.pb, th->grid);
-		vline(c, col, h.pb, h.pb + 4, th->axis);
-		fmt_tick(buf, sizeof(buf), v);
-		if ((rc = text_put(c, F_TICK, 0, buf, 0, col + 0.5, h.pb + 6,
-				   0.5, 0, th->muted, NULL, NULL)))
-			goto done;
-	}
-	text_draw(c, &xtitle, h.pl + pw / 2, h.pb + 6 + tick_h + 5, 0.5, 0,
-		  th->muted);
-
-	for (i = 0; i < rows->n; i++) {
-		const struct row *r = &rows->v[i];
+	if ((rc = subsystems_axis(c, &h, step, xmax, tick_h, &xtitle)))
+		goto done;
+	for (size_t i = 0; i < rows->n; i++) {
 		double y0, y1;
 
 		hbars_row(&h, i, &y0, &y1);
-		fill_rect(c, h.pl, y0, share_x(&h, r->first_share, xmax), y1,
-			  release_rgb(t, th, 0));
+		fill_rect(c, h.pl, y0, share_x(&h, rows->v[i].first_share,
+					       xmax), y1,
+			  release_rgb(t, c->th, 0));
 	}
 	hbars_draw_labels(c, &h);
-	vline(c, h.pl - 1, h.pt, h.pb, th->axis);
+	vline(c, h.pl - 1, h.pt, h.pb, c->th->axis);
 
 	/* the whole tree over the bars, the values over it */
-	{
-		double col = round(h.pl + ref / xmax * pw) - 1;
+	if (ref > 0) {
+		double col = round(h.pl + ref / xmax * (h.pr - h.pl)) - 1;
 		double lx = col + 0.5;
 
-		vline_dashed(c, col, h.pt - 3, h.pb, th->text, 4, 3);
+		vline_dashed(c, col, h.pt - 3, h.pb, c->th->text, 4, 3);
 		lx = fmax(lx, PAD + reflab.w / 2);
 		lx = fmin(lx, c->w - PAD - reflab.w / 2);
-		text_draw(c, &reflab, lx, h.pt - 4, 0.5, 1, th->text);
+		text_draw(c, &reflab, lx, h.pt - 4, 0.5, 1, c->th->text);
 	}
-	for (i = 0; i < rows->n; i++) {
-		const struct row *r = &rows->v[i];
-		double y0, y1, x1 = share_x(&h, r->first_share, xmax);
-		struct text v;
-
-		hbars_row(&h, i, &y0, &y1);
-		fmt_share(buf, sizeof(buf), r->first_share);
-		if ((rc = text_make(&v, c, F_VALUE, 0, buf, 0,
-				    PANGO_ELLIPSIZE_NONE)))
-			goto done;
-		fill_rect(c, floor(x1 + 2), floor((y0 + y1 - v.h) / 2),
-			  ceil(x1 + 6 + v.w), ceil((y0 + y1 + v.h) / 2),
-			  th->bg);
-		text_draw(c, &v, x1 + 4, (y0 + y1) / 2, 0, 0.5, th->muted);
-		text_free(&v);
-	}
-	rc = 0;
+	rc = subsystems_values(c, &h, xmax);
 done:
 	hbars_release(&h);
 	text_free(&reflab);
@@ -1338,6 +1400,7 @@ static int draw_subsystems_stack(struct chart *c, const void *arg)
 	h.pt = round(top + legend_h + 14);
 	h.pb = round(bottom - xtitle.h - 6 - tick_h - 8);
 	hbars_fit(&h);
+	c->spare = h.spare;
 	pw = h.pr - h.pl;
 	if (pw < 40 || h.pitch < 2) {
 		rc = error_set(
@@ -2063,6 +2126,8 @@ struct charts {
 	size_t nrel;
 	char *path;
 	size_t path_cap;
+	struct names *names;
+	double spare;           /* of the last render */
 };
 
 static int render(struct charts *x, cairo_surface_t *s, const char *name,
@@ -2084,6 +2149,7 @@ static int render(struct charts *x, cairo_surface_t *s, const char *name,
 	c.nrel = x->nrel;
 	pango_cairo_update_context(c.cr, c.pc);
 	rc = fn(&c, arg);
+	x->spare = c.spare;
 	st = cairo_status(c.cr);
 	cairo_destroy(c.cr);
 	if (!rc && st)
@@ -2203,8 +2269,8 @@ static int emit_png(struct charts *x, const char *name, int scale,
 	return rc;
 }
 
-static int emit_svg(struct charts *x, const char *name, draw_fn fn,
-		    const void *arg)
+static int emit_svg(struct charts *x, const char *name, const char *suffix,
+		    draw_fn fn, const void *arg)
 {
 	cairo_surface_t *s;
 	struct buf b = { 0 }, norm = { 0 };
@@ -2230,7 +2296,7 @@ static int emit_svg(struct charts *x, const char *name, draw_fn fn,
 	if (!rc)
 		rc = svg_normalise(&norm, &b);
 	if (!rc) {
-		path = out_path(x, name, ".svg");
+		path = out_path(x, name, suffix);
 		rc = path ? write_file(path, norm.p, norm.n) : error_oom();
 	}
 	free(b.p);
@@ -2238,16 +2304,57 @@ static int emit_svg(struct charts *x, const char *name, draw_fn fn,
 	return rc;
 }
 
+/*
+ * A chart that can shrink (c->spare) is drawn once without output to
+ * learn its height: x->h less what it would leave unused.
+ */
+static int fit_height(struct charts *x, const char *name, draw_fn fn,
+		      const void *arg)
+{
+	cairo_surface_t *s;
+	int rc;
+
+	s = cairo_recording_surface_create(CAIRO_CONTENT_COLOR, NULL);
+	rc = render(x, s, name, fn, arg);
+	cairo_surface_destroy(s);
+	if (!rc && x->spare >= 1)
+		x->h -= (unsigned)floor(x->spare);
+	return rc;
+}
+
+/*
+ * NAME.svg, NAME.png and NAME@2x.png; and, when the chart is wider than
+ * a phone, NAME@narrow.svg drawn CHART_NARROW_WIDTH wide for one. With
+ * `fit`, each as high as its content needs, up to the height asked for.
+ */
+static int chart_emit_fit(struct charts *x, const char *name, draw_fn fn,
+			  const void *arg, int fit)
+{
+	unsigned w = x->w, h = x->h;
+	int rc;
+
+	if ((fit && (rc = fit_height(x, name, fn, arg))) ||
+	    (rc = emit_svg(x, name, ".svg", fn, arg)) ||
+	    (rc = emit_png(x, name, 1, fn, arg)) ||
+	    (rc = emit_png(x, name, 2, fn, arg)))
+		goto done;
+	if (w >= CHART_NARROW_WIDTH + CHART_NARROW_MARGIN) {
+		x->w = CHART_NARROW_WIDTH;
+		x->h = h;
+		if ((fit && (rc = fit_height(x, name, fn, arg))) ||
+		    (rc = emit_svg(x, name, "@narrow.svg", fn, arg)))
+			goto done;
+	}
+done:
+	x->w = w;
+	x->h = h;
+	return rc;
+}
+
 static int chart_emit(struct charts *x, const char *name, draw_fn fn,
 		      const void *arg)
 {
-	int rc;
-
-	if ((rc = emit_svg(x, name, fn, arg)) ||
-	    (rc = emit_png(x, name, 1, fn, arg)) ||
-	    (rc = emit_png(x, name, 2, fn, arg)))
-		return rc;
-	return 0;
+	return chart_emit_fit(x, name, fn, arg, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2359,25 +2466,23 @@ static const char *dir_display(const char *path)
 static int chart_dir(struct charts *x, size_t i)
 {
 	const struct tally_dir *d = &x->t->dirs[i];
-	char *slug = NULL, *name = NULL, *title = NULL, *sub = NULL;
+	char *name = NULL, *title = NULL, *sub = NULL;
 	char count[32];
 	struct dist dist;
 	size_t len;
 	int rc;
 
-	if ((rc = tally_slug(&slug, d->path)))
+	if ((rc = names_get(&name, x->names, d->path, NAMES_CHART)) < 0 ||
+	    (rc = names_make_parents(x->dir, name)) < 0)
 		goto done;
-	len = strlen(d->path) * 2 + strlen(slug) + strlen(rev_of(x->info)) +
-	      128;
-	name = malloc(len);
+	len = strlen(d->path) + strlen(rev_of(x->info)) + 128;
 	title = malloc(len);
 	sub = malloc(len);
-	if (!name || !title || !sub) {
+	if (!title || !sub) {
 		rc = error_oom();
 		goto done;
 	}
 	fmt_count(count, sizeof(count), d->lines);
-	snprintf(name, len, "dir-%s", slug);
 	if (!strcmp(d->path, "."))
 		snprintf(title, len, "Files in the root directory by release");
 	else
@@ -2393,7 +2498,6 @@ static int chart_dir(struct charts *x, size_t i)
 	dist.total = d->lines;
 	rc = chart_emit(x, name, draw_dist, &dist);
 done:
-	free(slug);
 	free(name);
 	free(title);
 	free(sub);
@@ -2445,13 +2549,13 @@ static int layers_counts(uint64_t **counts, uint64_t **totals,
 	return 0;
 }
 
-static int chart_layers(struct charts *x, const char *name, size_t sub,
-			const char *what)
+static int chart_layers(struct charts *x, const char *name,
+			const char *share_name, size_t sub, const char *what)
 {
 	const struct snapshots *s = x->t->history;
 	struct layers L = { 0 };
 	uint64_t *counts = NULL, *totals = NULL;
-	char title[512], sub_title[512], share_name[512];
+	char title[512], sub_title[512];
 	int rc;
 
 	if ((rc = layers_counts(&counts, &totals, s, x->t->nreleases, sub)))
@@ -2474,7 +2578,6 @@ static int chart_layers(struct charts *x, const char *name, size_t sub,
 		 "release" : snapshots_when_name(s->when));
 	snprintf(sub_title, sizeof(sub_title), "The same at 100%%: the share "
 		 "of each release in the lines of each snapshot");
-	snprintf(share_name, sizeof(share_name), "%s-share", name);
 	rc = chart_emit(x, share_name, draw_layers, &L);
 done:
 	free(counts);
@@ -2483,30 +2586,65 @@ done:
 }
 
 /* img/history*, img/survival*, and a history per subsystem. */
+/* The subsystem of snapshots `s` that is directory `path`, or SIZE_MAX. */
+static size_t history_subsystem(const struct snapshots *s, const char *path)
+{
+	size_t lo = 0, hi = s->nsubsystems;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(s->subsystems[mid], path);
+
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * img/history*, img/survival*, and the layers of each subsystem at REV
+ * that the snapshots hold (its page shows them).
+ */
 static int chart_history(struct charts *x)
 {
 	const struct snapshots *s = x->t->history;
-	char *slug = NULL, name[600], what[600];
-	size_t i;
-	int rc;
+	char *name = NULL, *share = NULL, what[600];
+	size_t i, sub;
+	int rc = 0;
 
 	if (!s || !s->n)
 		return 0;
-	if ((rc = chart_layers(x, "history", SIZE_MAX, "Lines")) ||
+	if ((rc = chart_layers(x, "history", "history-share", SIZE_MAX,
+			       "Lines")) ||
 	    (rc = chart_emit(x, "survival", draw_survival, NULL)))
 		return rc;
-	for (i = 0; i < s->nsubsystems; i++) {
-		if ((rc = tally_slug(&slug, s->subsystems[i])))
-			return rc;
-		snprintf(name, sizeof(name), "history-dir-%.500s", slug);
-		snprintf(what, sizeof(what), "%.500s%s", strcmp(s->subsystems[i],
-			 ".") ? s->subsystems[i] : "Root files",
-			 strcmp(s->subsystems[i], ".") ? "/" : "");
-		free(slug);
-		if ((rc = chart_layers(x, name, i, what)))
-			return rc;
+	for (i = 1; i < x->t->ndirs && !rc; i++) {
+		const char *path = x->t->dirs[i].path;
+
+		if (x->t->dirs[i].level != 1 ||
+		    (sub = history_subsystem(s, path)) == SIZE_MAX)
+			continue;
+		if ((rc = names_get(&name, x->names, path,
+				    NAMES_HISTORY_CHART)) < 0)
+			break;
+		if (asprintf(&share, "%s@share", name) < 0) {
+			share = NULL;
+			rc = error_oom();
+		} else {
+			snprintf(what, sizeof(what), "%.500s%s",
+				 strcmp(path, ".") ? path : "Root files",
+				 strcmp(path, ".") ? "/" : "");
+			rc = chart_layers(x, name, share, sub, what);
+		}
+		free(name);
+		free(share);
+		name = share = NULL;
 	}
-	return 0;
+	return rc;
 }
 
 int chart_write_all(const char *img_dir, const struct tally *t,
@@ -2531,7 +2669,8 @@ int chart_write_all(const char *img_dir, const struct tally *t,
 	x.h = o->height;
 	x.nrel = released_count(t);
 	fonts_open(&x.fm, &x.pc);
-	if ((rc = rows_build(&x.rows, t, rows_max(o->height))))
+	if ((rc = names_new(&x.names, t)) < 0 ||
+	    (rc = rows_build(&x.rows, t, rows_max(o->height))))
 		goto done;
 
 	counts = calloc(t->nreleases ? t->nreleases : 1, sizeof(*counts));
@@ -2554,15 +2693,17 @@ int chart_write_all(const char *img_dir, const struct tally *t,
 	dist.counts = counts;
 	dist.total = t->total_lines;
 	if ((rc = chart_emit(&x, "releases", draw_dist, &dist)) ||
-	    (rc = chart_emit(&x, "subsystems", draw_subsystems, NULL)) ||
-	    (rc = chart_emit(&x, "subsystems-stack", draw_subsystems_stack,
-			     NULL)))
+	    (rc = chart_emit_fit(&x, "subsystems", draw_subsystems, NULL,
+				 1)) ||
+	    (rc = chart_emit_fit(&x, "subsystems-stack",
+				 draw_subsystems_stack, NULL, 1)))
 		goto done;
 	if ((rc = chart_dirs(&x)) == 0)
 		rc = chart_history(&x);
 done:
 	free(counts);
 	free(x.path);
+	names_free(x.names);
 	rows_release(&x.rows);
 	fonts_close(x.fm, x.pc);
 	return rc;

@@ -272,6 +272,16 @@ static const char *bool_str(int b)
 	return b ? "true" : "false";
 }
 
+/*
+ * A release as the data files name it: the bucket of unreleased commits
+ * is "", which no tag can be called, so that a tag named "unreleased" is
+ * never taken for it.
+ */
+static const char *release_key(const struct tally_release *tr)
+{
+	return tr->unreleased ? "" : tr->name;
+}
+
 /* {"release": lines, ...} for the releases with lines > 0 */
 static void json_by_release(FILE *f, const struct tally *t,
 			    const uint64_t *by_release)
@@ -285,7 +295,7 @@ static void json_by_release(FILE *f, const struct tally *t,
 		if (!first)
 			fputs(", ", f);
 		first = 0;
-		json_str(f, t->releases[r].name);
+		json_str(f, release_key(&t->releases[r]));
 		fprintf(f, ": %" PRIu64, by_release[r]);
 	}
 	putc('}', f);
@@ -332,7 +342,7 @@ static int write_files_csv(const char *dir, const struct tally *t)
 				continue;
 			csv_str(o.f, file->path);
 			putc(',', o.f);
-			csv_str(o.f, t->releases[r].name);
+			csv_str(o.f, release_key(&t->releases[r]));
 			fprintf(o.f, ",%" PRIu64 EOL, file->by_release[r]);
 		}
 	}
@@ -352,7 +362,7 @@ static int write_releases_csv(const char *dir, const struct tally *t,
 		const struct tally_release *tr = &t->releases[r];
 		char date[40] = "", share[32];
 
-		csv_str(o.f, tr->name);
+		csv_str(o.f, release_key(tr));
 		putc(',', o.f);
 		if (tags[r]) {
 			csv_str(o.f, tags[r]->name);
@@ -384,7 +394,7 @@ static int write_subsystems_csv(const char *dir, const struct tally *t)
 				continue;
 			csv_str(o.f, d->path);
 			putc(',', o.f);
-			csv_str(o.f, t->releases[r].name);
+			csv_str(o.f, release_key(&t->releases[r]));
 			fprintf(o.f, ",%" PRIu64 EOL, d->by_release[r]);
 		}
 	}
@@ -428,7 +438,7 @@ static int write_history_csv(const char *dir, const struct tally *t,
 				continue;
 			csv_str(o.f, s->list[k].name);
 			fprintf(o.f, ",%s,", date);
-			csv_str(o.f, t->releases[r].name);
+			csv_str(o.f, release_key(&t->releases[r]));
 			fprintf(o.f, ",%" PRIu64 EOL, s->list[k].by_release[r]);
 		}
 	}
@@ -452,7 +462,7 @@ static int write_history_subsystems_csv(const char *dir,
 		putc(',', o.f);
 		csv_str(o.f, s->subsystems[row->subsystem]);
 		putc(',', o.f);
-		csv_str(o.f, t->releases[row->release].name);
+		csv_str(o.f, release_key(&t->releases[row->release]));
 		fprintf(o.f, ",%" PRIu64 EOL, row->lines);
 	}
 	return out_close(&o, 0);
@@ -477,7 +487,7 @@ static int write_survival_csv(const char *dir, const struct tally *t,
 			iso_date(date, sizeof(date), s->list[k].date);
 			percent(share, sizeof(share), n,
 				s->list[b].by_release[r]);
-			csv_str(o.f, t->releases[r].name);
+			csv_str(o.f, release_key(&t->releases[r]));
 			putc(',', o.f);
 			csv_str(o.f, s->list[k].name);
 			fprintf(o.f, ",%s,%" PRIu64 ",%s" EOL, date, n, share);
@@ -565,7 +575,7 @@ static void json_releases(FILE *f, const struct tally *t,
 		char share[32];
 
 		fputs(r ? ",\n    {" : "\n    {", f);
-		json_field(f, "name", tr->name);
+		json_field(f, "name", release_key(tr));
 		fprintf(f, ", \"unreleased\": %s, ", bool_str(tr->unreleased));
 		json_opt_str(f, "tag", tags[r] ? tags[r]->name : NULL);
 		fputs(", ", f);
@@ -653,7 +663,7 @@ static void json_snapshots(FILE *f, const struct tally *t,
 		git_oid_tostr(hex, sizeof(hex), &p->oid);
 		fprintf(f, ", \"commit\": \"%s\", ", hex);
 		json_opt_str(f, "release", p->release == SNAPSHOT_NONE ? NULL :
-			     t->releases[p->release].name);
+			     release_key(&t->releases[p->release]));
 		fprintf(f, ", \"rev\": %s, \"lines\": %" PRIu64
 			", \"releases\": ", bool_str(p->is_rev), p->lines);
 		json_by_release(f, t, p->by_release);
@@ -674,7 +684,7 @@ static void json_survival(FILE *f, const struct tally *t,
 			continue;
 		fputs(first ? "\n      {" : ",\n      {", f);
 		first = 0;
-		json_field(f, "release", t->releases[r].name);
+		json_field(f, "release", release_key(&t->releases[r]));
 		fputs(", ", f);
 		json_field(f, "snapshot", s->list[sv->base].name);
 		days(d, sizeof(d), sv->half_life_days);

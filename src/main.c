@@ -107,7 +107,7 @@ static const char usage_main[] =
 	"  --out DIR              where to publish (default: output)\n"
 	"  --force                write into a non-empty DIR not made by strata\n"
 	"  --templates DIR        use these templates instead of the built-in\n"
-	"  --chart-width N        chart width in CSS pixels (default: 960)\n"
+	"  --chart-width N        chart width in CSS pixels (default: 720)\n"
 	"  --chart-height N       chart height in CSS pixels (default: 480)\n"
 	"  --theme light|dark     chart colours (default: light)\n"
 	"\n"
@@ -1658,7 +1658,7 @@ int main(int argc, char **argv)
 	o.depth = 1;
 	o.jobs = cores > 0 ? (cores > 64 ? 64 : cores) : 1;
 	o.out = "output";
-	o.chart_width = 960;
+	o.chart_width = 720;
 	o.chart_height = 480;
 	o.generated = -1;
 	o.history = o.cmd == CMD_REPORT ? SNAPSHOTS_RELEASES : SNAPSHOTS_NONE;

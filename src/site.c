@@ -11,7 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "strata/chart.h"
 #include "strata/error.h"
+#include "strata/names.h"
 #include "strata/publish.h"
 #include "strata/snapshots.h"
 #include "strata/template.h"
@@ -335,14 +337,67 @@ struct site {
 	const struct report_info *info;
 	const struct site_options *o;
 	struct template_set *set;
-	char **dir_slug;        /* per dirs[i] */
-	char **release_id;      /* per release: "r-" + slug, for anchors */
+	struct names *names;
+	char **dir_page;        /* per dirs[i]: its page, from the top */
+	char **release_id;      /* per release: its anchor on pages */
+	const char *root;       /* the page being made to the top: "../.." */
 	/* untouched files below each directory, in path order (CSR) */
 	size_t *below_start;    /* ndirs + 1 */
 	size_t *below;          /* file indices */
 	uint64_t *below_lines;  /* per dir: lines of those files */
 	const char *first;      /* name of the first release */
 };
+
+/*
+ * A page-relative URL of `name` (a path from the top of the report): the
+ * current page's way up, then the name with every byte outside
+ * [A-Za-z0-9._~/@-] %-escaped (names.h gives none, but a URL must never
+ * depend on that).
+ */
+static int href_to(char **out, struct site *s, const char *name)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t rlen = strlen(s->root);
+	char *o;
+
+	*out = o = malloc(rlen + 3 * strlen(name) + 1);
+	if (!o)
+		return error_oom();
+	memcpy(o, s->root, rlen);
+	o += rlen;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("._~/@-", *p)) {
+			*o++ = (char)*p;
+		} else {
+			*o++ = '%';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p & 15];
+		}
+	}
+	*o = '\0';
+	return 0;
+}
+
+static int set_href(struct template_dict *d, const char *key, struct site *s,
+		    const char *name)
+{
+	char *href;
+	int rc = href_to(&href, s, name);
+
+	if (rc < 0)
+		return rc;
+	rc = template_dict_set(d, key, href);
+	free(href);
+	return rc;
+}
+
+/* The link to dirs[i]'s page (the root's is the index). */
+static int set_dir_href(struct template_dict *d, const char *key,
+			struct site *s, size_t i)
+{
+	return set_href(d, key, s, s->dir_page[i]);
+}
 
 static int write_file(const char *dir, const char *name, const char *data,
 		      size_t len)
@@ -437,18 +492,88 @@ static int png_size(struct site *s, const char *name, unsigned *w,
 	return 0;
 }
 
+/* The number in `attr`="NNNpx" of the <svg> tag in `head`, or 0. */
+static unsigned svg_attr(const char *head, const char *attr)
+{
+	const char *svg = strstr(head, "<svg "), *p;
+	char want[32];
+	unsigned long v;
+	char *end;
+
+	snprintf(want, sizeof(want), " %s=\"", attr);
+	p = svg ? strstr(svg, want) : NULL;
+	if (!p)
+		return 0;
+	v = strtoul(p + strlen(want), &end, 10);
+	return strncmp(end, "px\"", 3) || v > 100000 ? 0 : (unsigned)v;
+}
+
+/*
+ * The size of the phone chart img/NAME@narrow.svg, from its <svg> tag;
+ * 0 by 0 when there is none.
+ */
+static int narrow_size(struct site *s, const char *name, unsigned *w,
+		       unsigned *h)
+{
+	char head[1024], *path;
+	FILE *f;
+	size_t n;
+
+	*w = *h = 0;
+	if (asprintf(&path, "%s/img/%s@narrow.svg", s->dir, name) < 0)
+		return error_oom();
+	f = fopen(path, "rb");
+	free(path);
+	if (!f)
+		return 0;
+	n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	head[n] = '\0';
+	*w = svg_attr(head, "width");
+	*h = svg_attr(head, "height");
+	return 0;
+}
+
+/* Set KEY to the link to img/NAME + suffix. */
+static int set_img_href(struct template_dict *d, const char *key,
+			struct site *s, const char *name, const char *suffix)
+{
+	char *file;
+	int rc;
+
+	if (asprintf(&file, "img/%s%s", name, suffix) < 0)
+		return error_oom();
+	rc = set_href(d, key, s, file);
+	free(file);
+	return rc;
+}
+
+/*
+ * A chart with its links; on a phone, its narrow SVG when there is one,
+ * drawn for that width so that its text stays readable.
+ */
 static int figure(struct site *s, struct template_dict *d, const char *key,
 		  const char *name, const char *alt, const char *caption)
 {
-	struct template_dict *f;
-	unsigned w = 0, h = 0;
+	struct template_dict *f, *narrow;
+	unsigned w = 0, h = 0, nw, nh;
 	int rc;
 
 	TRY(png_size(s, name, &w, &h));
+	TRY(narrow_size(s, name, &nw, &nh));
 	TRY(template_dict_include(&f, d, key, "figure.tpl"));
 	TRY(template_dict_set(f, "NAME", name));
+	TRY(set_img_href(f, "SVG", s, name, ".svg"));
+	TRY(set_img_href(f, "PNG", s, name, ".png"));
+	TRY(set_img_href(f, "PNG2X", s, name, "@2x.png"));
 	TRY(template_dict_setf(f, "WIDTH", "%u", w));
 	TRY(template_dict_setf(f, "HEIGHT", "%u", h));
+	if (nw && nh) {
+		TRY(template_dict_add(&narrow, f, "NARROW"));
+		TRY(set_img_href(narrow, "SRC", s, name, "@narrow.svg"));
+		TRY(template_dict_setf(narrow, "WIDTH", "%u", nw));
+		TRY(template_dict_setf(narrow, "HEIGHT", "%u", nh));
+	}
 	TRY(set_display(f, "ALT", alt));
 	TRY(set_display(f, "CAPTION", caption));
 done:
@@ -458,9 +583,33 @@ done:
 /* The page a page's header marks as the current one. */
 enum nav { NAV_NONE, NAV_INDEX, NAV_RELEASES, NAV_HISTORY, NAV_UNTOUCHED };
 
-/* A page's dictionary, with the header, footer and values every page has. */
+/*
+ * The way up from page `file` to the top of the report: "" for a page at
+ * the top, "../" for "arch/x86.html". malloc'd.
+ */
+static char *way_up(const char *file)
+{
+	size_t n = 0;
+	char *up;
+
+	for (const char *p = file; (p = strchr(p, '/')); p++)
+		n++;
+	up = malloc(3 * n + 1);
+	if (!up)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		memcpy(up + 3 * i, "../", 3);
+	up[3 * n] = '\0';
+	return up;
+}
+
+/*
+ * A page's dictionary, with the header, footer and values every page has.
+ * `file` is where the page goes (from the top of the report): every link
+ * made for it until the next page_new() is relative to it.
+ */
 static int page_new(struct template_dict **out, struct site *s,
-		    const char *title, enum nav current)
+		    const char *file, const char *title, enum nav current)
 {
 	static const struct {
 		const char *href, *label;
@@ -478,13 +627,16 @@ static int page_new(struct template_dict **out, struct site *s,
 	int rc;
 
 	*out = NULL;
+	free((char *)s->root);
+	s->root = way_up(file);
 	repo = display(info->repo_name ? info->repo_name : "repository");
 	rev = display(info->rev ? info->rev : info->commit);
-	if (!repo || !rev) {
+	if (!repo || !rev || !s->root) {
 		rc = error_oom();
 		goto done;
 	}
 	TRY(template_dict_new(&d));
+	TRY(template_dict_set_shared(d, "ROOT", s->root));
 	TRY(template_dict_set_shared(d, "REPO", repo));
 	TRY(template_dict_set_shared(d, "REV", rev));
 	TRY(template_dict_set_shared(d, "COMMIT", info->commit));
@@ -502,7 +654,9 @@ static int page_new(struct template_dict **out, struct site *s,
 		if (nav[i].page == NAV_HISTORY && !s->t->history)
 			continue;
 		TRY(template_dict_add(&item, inc, "NAV"));
-		TRY(template_dict_set(item, "HREF", nav[i].href));
+		/* constant names: nothing to escape */
+		TRY(template_dict_setf(item, "HREF", "%s%s", s->root,
+				       nav[i].href));
 		TRY(template_dict_set(item, "LABEL", nav[i].label));
 		if (current != NAV_NONE && nav[i].page == current)
 			TRY(template_dict_show(item, "CURRENT"));
@@ -531,29 +685,6 @@ static int page_write(struct site *s, const char *file, const char *tpl,
 	return rc;
 }
 
-/* "dir-SLUG.html" of dirs[i] (the root is the index). */
-static int dir_href(char **out, struct site *s, size_t i)
-{
-	if (i == 0)
-		*out = strdup("index.html");
-	else if (asprintf(out, "dir-%s.html", s->dir_slug[i]) < 0)
-		*out = NULL;
-	return *out ? 0 : error_oom();
-}
-
-static int set_dir_href(struct template_dict *d, const char *key,
-			struct site *s, size_t i)
-{
-	char *href;
-	int rc = dir_href(&href, s, i);
-
-	if (rc < 0)
-		return rc;
-	rc = template_dict_set(d, key, href);
-	free(href);
-	return rc;
-}
-
 /* How a directory is named in lists: "." stands for the root's files. */
 static const char *dir_label(const struct tally_dir *dir)
 {
@@ -566,7 +697,40 @@ static uint64_t first_lines(const struct site *s, const struct tally_dir *d)
 	       d->by_release[0] : 0;
 }
 
-/* ---- set-up: slugs and the untouched files below each directory ---- */
+/* ---- set-up: names and the untouched files below each directory ---- */
+
+/*
+ * Anchors of releases: "r-" and the readable name (names_ids()); the
+ * bucket of unreleased commits is "unreleased", which no name can give,
+ * so a tag named "unreleased" is told apart from it.
+ */
+static int release_ids(struct site *s)
+{
+	const struct tally *t = s->t;
+	const char **keys = calloc(t->nreleases + 1, sizeof(*keys));
+	char **ids = calloc(t->nreleases + 1, sizeof(*ids));
+	size_t n = 0;
+	int rc = 0;
+
+	if (!keys || !ids) {
+		rc = error_oom();
+		goto done;
+	}
+	for (size_t r = 0; r < t->nreleases; r++)
+		if (!t->releases[r].unreleased)
+			keys[n++] = t->releases[r].name;
+	TRY(names_ids(ids, keys, n, "r-", 0));
+	for (size_t r = 0, k = 0; r < t->nreleases; r++)
+		s->release_id[r] = t->releases[r].unreleased ?
+			strdup("unreleased") : ids[k++];
+	for (size_t r = 0; r < t->nreleases; r++)
+		if (!s->release_id[r])
+			rc = error_oom();
+done:
+	free(keys);
+	free(ids);
+	return rc;
+}
 
 static int site_prepare(struct site *s)
 {
@@ -574,17 +738,18 @@ static int site_prepare(struct site *s)
 	size_t *fill = NULL;
 	int rc = 0;
 
-	s->dir_slug = calloc(t->ndirs ? t->ndirs : 1, sizeof(char *));
+	s->dir_page = calloc(t->ndirs ? t->ndirs : 1, sizeof(char *));
 	s->release_id = calloc(t->nreleases ? t->nreleases : 1,
 			       sizeof(char *));
 	s->below_start = calloc(t->ndirs + 1, sizeof(size_t));
 	s->below_lines = calloc(t->ndirs ? t->ndirs : 1, sizeof(uint64_t));
 	fill = calloc(t->ndirs ? t->ndirs : 1, sizeof(size_t));
-	if (!s->dir_slug || !s->release_id || !s->below_start ||
+	if (!s->dir_page || !s->release_id || !s->below_start ||
 	    !s->below_lines || !fill) {
 		rc = error_oom();
 		goto done;
 	}
+	TRY(names_new(&s->names, t));
 	for (size_t i = 0; i < t->ndirs; i++) {
 		const struct tally_dir *d = &t->dirs[i];
 
@@ -595,20 +760,10 @@ static int site_prepare(struct site *s)
 				       d->path);
 			goto done;
 		}
-		TRY(tally_slug(&s->dir_slug[i], d->path));
+		TRY(names_get(&s->dir_page[i], s->names, d->path,
+			      NAMES_PAGE));
 	}
-	for (size_t r = 0; r < t->nreleases; r++) {
-		char *slug;
-
-		TRY(tally_slug(&slug, t->releases[r].name));
-		if (asprintf(&s->release_id[r], "r-%s", slug) < 0) {
-			s->release_id[r] = NULL;
-			free(slug);
-			rc = error_oom();
-			goto done;
-		}
-		free(slug);
-	}
+	TRY(release_ids(s));
 
 	/* Count, then place: each untouched file under all its ancestors. */
 	for (int pass = 0; pass < 2; pass++) {
@@ -647,12 +802,14 @@ done:
 
 static void site_release(struct site *s)
 {
-	for (size_t i = 0; s->dir_slug && i < s->t->ndirs; i++)
-		free(s->dir_slug[i]);
+	for (size_t i = 0; s->dir_page && i < s->t->ndirs; i++)
+		free(s->dir_page[i]);
 	for (size_t r = 0; s->release_id && r < s->t->nreleases; r++)
 		free(s->release_id[r]);
-	free(s->dir_slug);
+	free(s->dir_page);
 	free(s->release_id);
+	free((char *)s->root);
+	names_free(s->names);
 	free(s->below_start);
 	free(s->below);
 	free(s->below_lines);
@@ -713,18 +870,28 @@ static int tags_summary(char **out, const struct release *rel)
 	return 0;
 }
 
-static int release_dates(struct template_dict *d, const char *key,
-			 const struct release *rel)
+/*
+ * A release's tag dates: FROM, and UNTIL (with TO) when its tags span
+ * more than a day; nothing for the unreleased bucket. Pages keep each
+ * date whole, so a range breaks only at its dash.
+ */
+static int release_dates(struct template_dict *d, const struct release *rel)
 {
+	struct template_dict *until;
 	struct text first, last;
+	int rc;
 
 	if (!rel || rel->unreleased || !rel->ntags)
-		return template_dict_set(d, key, "");
+		return template_dict_set(d, "FROM", "");
 	first = date(rel->first_date);
 	last = date(rel->last_date);
-	if (!strcmp(first.s, last.s))
-		return template_dict_set(d, key, first.s);
-	return template_dict_setf(d, key, "%s – %s", first.s, last.s);
+	TRY(template_dict_set(d, "FROM", first.s));
+	if (strcmp(first.s, last.s)) {
+		TRY(template_dict_add(&until, d, "UNTIL"));
+		TRY(template_dict_set(until, "TO", last.s));
+	}
+done:
+	return rc;
 }
 
 static size_t real_releases(const struct tally *t)
@@ -836,14 +1003,16 @@ done:
 	return rc;
 }
 
-static int chart_row(struct template_dict *d, const char *name,
-		     const char *title)
+static int chart_row(struct site *s, struct template_dict *d,
+		     const char *name, const char *title)
 {
 	struct template_dict *row;
 	int rc;
 
 	TRY(template_dict_add(&row, d, "CHART"));
-	TRY(template_dict_set(row, "NAME", name));
+	TRY(set_img_href(row, "SVG", s, name, ".svg"));
+	TRY(set_img_href(row, "PNG", s, name, ".png"));
+	TRY(set_img_href(row, "PNG2X", s, name, "@2x.png"));
 	TRY(set_display(row, "TITLE", title));
 done:
 	return rc;
@@ -859,7 +1028,7 @@ static int write_index(struct site *s)
 	size_t best_sub = 0, newest = t->nreleases;
 	int rc;
 
-	TRY(page_new(&d, s, "How old is the code", NAV_INDEX));
+	TRY(page_new(&d, s, "index.html", "How old is the code", NAV_INDEX));
 	TRY(template_dict_set(d, "LINES", count(t->total_lines).s));
 	TRY(template_dict_set(d, "FILES", count(t->nfiles).s));
 	TRY(set_counted(d, "N_LINES", t->total_lines, "line", "lines"));
@@ -917,10 +1086,16 @@ static int write_index(struct site *s)
 		TRY(template_dict_set(row, "CLASS", tr->unreleased ?
 				      "unreleased" : "release"));
 		TRY(tags_summary(&text, tr->release));
-		TRY(set_display(row, "TAGS", text));
+		/* the tags, unless the name says it all */
+		if (*text && strcmp(text, tr->name)) {
+			struct template_dict *tags;
+
+			TRY(template_dict_add(&tags, row, "TAGS"));
+			TRY(set_display(tags, "LIST", text));
+		}
 		free(text);
 		text = NULL;
-		TRY(release_dates(row, "DATES", tr->release));
+		TRY(release_dates(row, tr->release));
 		TRY(template_dict_set(row, "COMMITS", count(tr->release ?
 				      tr->release->commits : 0).s));
 		TRY(template_dict_set(row, "LINES", count(tr->lines).s));
@@ -1007,27 +1182,24 @@ static int write_index(struct site *s)
 	TRY(index_method(s, d));
 	TRY(history_summary(s, d, "OVER_TIME"));
 
-	TRY(chart_row(d, "releases", "Lines by release"));
-	TRY(chart_row(d, "subsystems", "Old code by subsystem"));
-	TRY(chart_row(d, "subsystems-stack", "Subsystems by release"));
+	TRY(chart_row(s, d, "releases", "Lines by release"));
+	TRY(chart_row(s, d, "subsystems", "Old code by subsystem"));
+	TRY(chart_row(s, d, "subsystems-stack", "Subsystems by release"));
 	if (t->history) {
 		TRY(template_dict_show(d, "HISTORY_DATA"));
-		TRY(chart_row(d, "history", "Lines by release at each "
+		TRY(chart_row(s, d, "history", "Lines by release at each "
 			      "snapshot"));
-		TRY(chart_row(d, "history-share", "The same at 100%"));
-		TRY(chart_row(d, "survival", "Survival of each release's "
+		TRY(chart_row(s, d, "history-share", "The same at 100%"));
+		TRY(chart_row(s, d, "survival", "Survival of each release's "
 			      "lines"));
 	}
 	for (size_t i = 1; i < t->ndirs; i++) {
 		char *name;
 
-		if (asprintf(&name, "dir-%s", s->dir_slug[i]) < 0) {
-			rc = error_oom();
-			goto done;
-		}
+		TRY(names_get(&name, s->names, t->dirs[i].path, NAMES_CHART));
 		if (asprintf(&text, "Directory %s", dir_label(&t->dirs[i])) < 0)
 			text = NULL;
-		rc = text ? chart_row(d, name, text) : error_oom();
+		rc = text ? chart_row(s, d, name, text) : error_oom();
 		free(name);
 		free(text);
 		text = NULL;
@@ -1042,103 +1214,220 @@ done:
 	return rc;
 }
 
-/* ---- dir-SLUG.html ---- */
+/* ---- a directory's page ---- */
 
-static int child_row(struct site *s, struct template_dict *d, size_t c)
+/* An entry of a directory: a subdirectory or a file directly in it. */
+struct child {
+	const char *name;       /* in the path of its first file */
+	size_t len;
+	int is_dir;
+	size_t page;            /* the dirs[] index of its page, or 0 */
+	size_t nfiles;
+	uint64_t lines, first;
+};
+
+/* The first file whose path is not below `key` in byte order. */
+static size_t files_from(const struct tally *t, const char *key)
 {
-	const struct tally_dir *dir = &s->t->dirs[c];
-	const struct tally_dir *parent = &s->t->dirs[dir->parent];
-	struct template_dict *row;
-	int rc;
+	size_t lo = 0, hi = t->nfiles;
 
-	TRY(template_dict_add(&row, d, "CHILD"));
-	TRY(set_display(row, "NAME", base_name(dir->path)));
-	TRY(set_dir_href(row, "HREF", s, c));
-	TRY(template_dict_set(row, "FILES", count(dir->nfiles).s));
-	TRY(template_dict_set(row, "LINES", count(dir->lines).s));
-	TRY(template_dict_set(row, "SHARE", pct(dir->lines, parent->lines).s));
-	TRY(template_dict_set(row, "FIRST_SHARE",
-			      pct(first_lines(s, dir), dir->lines).s));
-	TRY(template_dict_set(row, "UNTOUCHED", count(below_count(s, c)).s));
-done:
-	return rc;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(t->files[mid].path, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
-static int dir_children(struct site *s, struct template_dict *d, size_t i)
+static uint64_t file_first(const struct site *s, const struct tally_file *f)
+{
+	return s->t->nreleases && !s->t->releases[0].unreleased ?
+	       f->by_release[0] : 0;
+}
+
+/* Directories first, then files, each in byte order of their names. */
+static int by_kind_then_name(const void *a, const void *b)
+{
+	const struct child *x = a, *y = b;
+	int c;
+
+	if (x->is_dir != y->is_dir)
+		return x->is_dir ? -1 : 1;
+	c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Add file f under `name` (a file, or the subdirectory it is in). */
+static int child_add(struct child **v, size_t *n, size_t *alloc,
+		     struct site *s, const struct tally_file *f,
+		     const char *name, size_t len, int is_dir)
+{
+	struct child *c = *n ? &(*v)[*n - 1] : NULL;
+
+	if (!c || !is_dir || !c->is_dir || c->len != len ||
+	    memcmp(c->name, name, len)) {
+		if (*n == *alloc) {
+			size_t grow = *alloc ? 2 * *alloc : 16;
+			struct child *nv = realloc(*v, grow * sizeof(*nv));
+
+			if (!nv)
+				return error_oom();
+			*v = nv;
+			*alloc = grow;
+		}
+		c = &(*v)[(*n)++];
+		memset(c, 0, sizeof(*c));
+		c->name = name;
+		c->len = len;
+		c->is_dir = is_dir;
+		if (is_dir)
+			c->page = tally_find_dir(s->t, f->path,
+						 (size_t)(name + len - f->path));
+	}
+	c->nfiles++;
+	c->lines += f->lines;
+	c->first += file_first(s, f);
+	return 0;
+}
+
+/*
+ * What is directly in dirs[i]: its subdirectories (with or without pages
+ * of their own) and its files, from the files below it, which are
+ * contiguous in byte order. "." has the files of the root.
+ */
+static int children_of(struct child **out, size_t *n, struct site *s,
+		       size_t i)
 {
 	const struct tally *t = s->t;
-	const struct tally_dir *dir = &t->dirs[i];
-	size_t plen = strlen(dir->path), nchildren = 0, own_files;
-	uint64_t own_lines = dir->lines, own_first = first_lines(s, dir);
-	size_t own_untouched = below_count(s, i);
-	struct template_dict *sec = NULL, *row;
+	const char *path = t->dirs[i].path;
+	int root_files = !strcmp(path, ".");
+	size_t alloc = 0, plen = root_files ? 0 : strlen(path) + 1, f = 0;
+	char *prefix = NULL;
 	int rc = 0;
 
-	/* Sorted by path, the directories below one follow it. */
-	for (size_t c = i + 1; c < t->ndirs; c++) {
-		const struct tally_dir *cd = &t->dirs[c];
+	*out = NULL;
+	*n = 0;
+	if (!root_files) {
+		if (asprintf(&prefix, "%s/", path) < 0)
+			return error_oom();
+		f = files_from(t, prefix);
+	}
+	for (; f < t->nfiles && rc == 0; f++) {
+		const struct tally_file *file = &t->files[f];
+		const char *rest = file->path + plen, *slash;
 
-		if (strncmp(cd->path, dir->path, plen) || cd->path[plen] != '/')
+		if (prefix && strncmp(file->path, prefix, plen))
 			break;
-		if (cd->parent != i)
+		slash = strchr(rest, '/');
+		if (root_files && slash)
 			continue;
-		if (!sec)
-			TRY(template_dict_add(&sec, d, "CHILDREN"));
-		TRY(child_row(s, sec, c));
-		nchildren++;
-		own_lines -= cd->lines;
-		own_first -= first_lines(s, cd);
-		own_untouched -= below_count(s, c);
+		rc = child_add(out, n, &alloc, s, file, rest,
+			       slash ? (size_t)(slash - rest) : strlen(rest),
+			       slash != NULL);
 	}
-	if (!nchildren)
-		goto done;
-	own_files = dir->nfiles;
-	for (size_t c = i + 1; c < t->ndirs; c++) {
-		const struct tally_dir *cd = &t->dirs[c];
+	free(prefix);
+	if (rc < 0) {
+		free(*out);
+		*out = NULL;
+		return rc;
+	}
+	qsort(*out, *n, sizeof(**out), by_kind_then_name);
+	return 0;
+}
 
-		if (strncmp(cd->path, dir->path, plen) || cd->path[plen] != '/')
-			break;
-		if (cd->parent == i)
-			own_files -= cd->nfiles;
+/*
+ * One row of the contents table. The bar is the entry's lines against
+ * the largest entry's, the part from the first release darker.
+ */
+static int child_row(struct site *s, struct template_dict *sec,
+		     const struct child *c, uint64_t dir_lines,
+		     uint64_t most)
+{
+	struct template_dict *row, *link;
+	char *name;
+	int rc;
+
+	if (asprintf(&name, "%.*s%s", (int)c->len, c->name,
+		     c->is_dir ? "/" : "") < 0)
+		return error_oom();
+	TRY(template_dict_add(&row, sec, "ENTRY"));
+	TRY(template_dict_set(row, "KIND", c->is_dir ? "dir" : "file"));
+	if (c->page) {
+		TRY(template_dict_add(&link, row, "LINK"));
+		TRY(set_display(link, "NAME", name));
+		TRY(set_dir_href(link, "HREF", s, c->page));
+	} else {
+		TRY(template_dict_add(&link, row, "NO_LINK"));
+		TRY(set_display(link, "NAME", name));
 	}
-	if (own_files) {
-		TRY(template_dict_add(&row, sec, "OWN"));
-		TRY(template_dict_set(row, "FILES", count(own_files).s));
-		TRY(template_dict_set(row, "LINES", count(own_lines).s));
-		TRY(template_dict_set(row, "SHARE",
-				      pct(own_lines, dir->lines).s));
-		TRY(template_dict_set(row, "FIRST_SHARE",
-				      pct(own_first, own_lines).s));
-		TRY(template_dict_set(row, "UNTOUCHED",
-				      count(own_untouched).s));
-	}
+	TRY(template_dict_set(row, "FILES", c->is_dir ?
+			      count(c->nfiles).s : ""));
+	TRY(template_dict_set(row, "LINES", count(c->lines).s));
+	TRY(template_dict_set(row, "SHARE", pct(c->lines, dir_lines).s));
+	TRY(template_dict_set(row, "FIRST_SHARE", pct(c->first, c->lines).s));
+	TRY(template_dict_set(row, "BAR", percent(c->lines, most, 1).s));
+	TRY(template_dict_set(row, "OLD", percent(c->first, c->lines, 1).s));
 done:
+	free(name);
 	return rc;
 }
 
-static int write_dir(struct site *s, size_t i)
+static int dir_contents(struct site *s, struct template_dict *d, size_t i)
+{
+	const struct tally_dir *dir = &s->t->dirs[i];
+	struct template_dict *sec, *what;
+	struct child *v = NULL;
+	size_t n = 0, ndirs = 0;
+	uint64_t most = 0;
+	int rc;
+
+	TRY(children_of(&v, &n, s, i));
+	for (size_t k = 0; k < n; k++) {
+		most = v[k].lines > most ? v[k].lines : most;
+		ndirs += v[k].is_dir;
+	}
+	TRY(template_dict_add(&sec, d, "CONTENTS"));
+	TRY(template_dict_show(sec, strcmp(dir->path, ".") ? "IN_DIR" :
+			       "IN_ROOT"));
+	if (ndirs) {
+		TRY(template_dict_add(&what, sec, "DIRS"));
+		TRY(set_counted(what, "N_DIRS", ndirs, "directory",
+				"directories"));
+		if (n > ndirs)
+			TRY(template_dict_show(what, "AND"));
+	}
+	if (n > ndirs) {
+		TRY(template_dict_add(&what, sec, "FILES"));
+		TRY(set_counted(what, "N_FILES", n - ndirs, "file", "files"));
+	}
+	for (size_t k = 0; k < n; k++)
+		TRY(child_row(s, sec, &v[k], dir->lines, most));
+done:
+	free(v);
+	return rc;
+}
+
+/* The path back up, the headline and the numbers of dirs[i]. */
+static int dir_top(struct site *s, struct template_dict *d, size_t i)
 {
 	const struct tally *t = s->t;
 	const struct tally_dir *dir = &t->dirs[i];
-	struct template_dict *d = NULL, *sec, *row;
-	size_t chain[64], nchain = 0, skipped = 0;
-	char *title = NULL, *alt = NULL, *file = NULL, *chart = NULL;
+	struct template_dict *sec, *row;
+	size_t chain[64], nchain = 0;
 	int root_files = !strcmp(dir->path, ".");
+	char *up = NULL;
 	int rc;
-
-	if (asprintf(&title, "%s%s", root_files ? "Files in the root" :
-		     dir->path, root_files ? "" : "/") < 0) {
-		title = NULL;
-		return error_oom();
-	}
-	TRY(page_new(&d, s, title, NAV_NONE));
 
 	for (size_t a = dir->parent; a != 0 && nchain < 64;
 	     a = t->dirs[a].parent)
 		chain[nchain++] = a;
 	while (nchain--) {
 		TRY(template_dict_add(&row, d, "CRUMB"));
-		TRY(set_display(row, "NAME", base_name(t->dirs[chain[nchain]].path)));
+		TRY(set_display(row, "NAME",
+				base_name(t->dirs[chain[nchain]].path)));
 		TRY(set_dir_href(row, "HREF", s, chain[nchain]));
 	}
 	TRY(set_display(d, "NAME", root_files ? "root files" :
@@ -1164,29 +1453,36 @@ static int write_dir(struct site *s, size_t i)
 	TRY(set_dir_href(d, "UP_HREF", s, dir->parent));
 	if (dir->parent == 0) {
 		TRY(template_dict_set(d, "UP_NAME", "the whole tree"));
-	} else {
-		free(title);
-		if (asprintf(&title, "%s/", t->dirs[dir->parent].path) < 0) {
-			title = NULL;
-			rc = error_oom();
-			goto done;
-		}
-		TRY(set_display(d, "UP_NAME", title));
-	}
-
-	if (asprintf(&chart, "dir-%s", s->dir_slug[i]) < 0) {
-		chart = NULL;
+	} else if (asprintf(&up, "%s/", t->dirs[dir->parent].path) < 0) {
+		up = NULL;
 		rc = error_oom();
-		goto done;
+	} else {
+		rc = set_display(d, "UP_NAME", up);
 	}
+done:
+	free(up);
+	return rc;
+}
+
+/* dirs[i]'s chart and the table of its lines by release. */
+static int dir_releases(struct site *s, struct template_dict *d, size_t i)
+{
+	const struct tally *t = s->t;
+	const struct tally_dir *dir = &t->dirs[i];
+	struct template_dict *sec, *row;
+	size_t skipped = 0;
+	char *alt = NULL, *chart = NULL;
+	int rc;
+
+	TRY(names_get(&chart, s->names, dir->path, NAMES_CHART));
 	if (t->nreleases) {
 		size_t b = biggest(s, dir->by_release);
 
 		if (asprintf(&alt, "Bar chart of the lines in %s by the "
 			     "release that wrote them; the largest share, "
 			     "%s%%, comes from %s. The table beside it has "
-			     "every value.", root_files ? "the root files" :
-			     dir->path,
+			     "every value.", strcmp(dir->path, ".") ?
+			     dir->path : "the root files",
 			     percent(dir->by_release[b], dir->lines, 1).s,
 			     t->releases[b].name) < 0) {
 			alt = NULL;
@@ -1197,7 +1493,6 @@ static int write_dir(struct site *s, size_t i)
 	TRY(figure(s, d, "CHART", chart, alt ? alt : "Bar chart of lines by "
 		   "release.", "The share of these lines written in each "
 		   "release."));
-
 	for (size_t r = 0; r < t->nreleases; r++) {
 		if (!dir->by_release[r]) {
 			skipped++;
@@ -1218,35 +1513,57 @@ static int write_dir(struct site *s, size_t i)
 		TRY(set_counted(sec, "N_RELEASES", skipped, "release",
 				"releases"));
 	}
+done:
+	free(alt);
+	free(chart);
+	return rc;
+}
 
-	TRY(dir_children(s, d, i));
+/* Every untouched file below dirs[i]. */
+static int dir_untouched(struct site *s, struct template_dict *d, size_t i)
+{
+	struct template_dict *sec, *row;
+	int rc = 0;
+
+	if (!below_count(s, i))
+		return 0;
+	TRY(template_dict_add(&sec, d, "UNTOUCHED_LIST"));
+	TRY(set_counted(sec, "N_FILES", below_count(s, i), "file", "files"));
+	for (size_t k = s->below_start[i]; k < s->below_start[i + 1]; k++) {
+		const struct tally_file *f = &s->t->files[s->below[k]];
+
+		TRY(template_dict_add(&row, sec, "FILE"));
+		TRY(set_display(row, "PATH", f->path));
+		TRY(template_dict_set(row, "LINES", count(f->lines).s));
+	}
+done:
+	return rc;
+}
+
+static int write_dir(struct site *s, size_t i)
+{
+	const struct tally_dir *dir = &s->t->dirs[i];
+	const char *file = s->dir_page[i];
+	struct template_dict *d = NULL;
+	char *title = NULL;
+	int rc;
+
+	if (!strcmp(dir->path, "."))
+		title = strdup("Files in the root");
+	else if (asprintf(&title, "%s/", dir->path) < 0)
+		title = NULL;
+	if (!title)
+		return error_oom();
+	TRY(names_make_parents(s->dir, file));
+	TRY(page_new(&d, s, file, title, NAV_NONE));
+	TRY(dir_top(s, d, i));
+	TRY(dir_releases(s, d, i));
 	TRY(dir_history(s, d, i));
-
-	if (below_count(s, i)) {
-		TRY(template_dict_add(&sec, d, "UNTOUCHED_LIST"));
-		TRY(set_counted(sec, "N_FILES", below_count(s, i), "file",
-				"files"));
-		for (size_t k = s->below_start[i]; k < s->below_start[i + 1];
-		     k++) {
-			const struct tally_file *f = &t->files[s->below[k]];
-
-			TRY(template_dict_add(&row, sec, "FILE"));
-			TRY(set_display(row, "PATH", f->path));
-			TRY(template_dict_set(row, "LINES", count(f->lines).s));
-		}
-	}
-
-	if (asprintf(&file, "dir-%s.html", s->dir_slug[i]) < 0) {
-		file = NULL;
-		rc = error_oom();
-		goto done;
-	}
+	TRY(dir_contents(s, d, i));
+	TRY(dir_untouched(s, d, i));
 	rc = page_write(s, file, "dir.tpl", d);
 done:
 	free(title);
-	free(alt);
-	free(file);
-	free(chart);
 	template_dict_free(d);
 	return rc;
 }
@@ -1280,25 +1597,16 @@ static int by_dir_then_name(const void *a, const void *b, void *payload)
 /* Start a group of untouched files: those of the directory of `f`. */
 static int untouched_group(struct template_dict **out, struct site *s,
 			   struct template_dict *groups,
-			   const struct tally_file *f)
+			   const struct tally_file *f, const char *id)
 {
 	size_t dl = dir_len(f->path);
 	char *name = dl ? strndup(f->path, dl) : strdup(".");
-	char *slug = NULL, *id = NULL;
 	int rc;
 
-	if (!name) {
-		rc = error_oom();
-		goto done;
-	}
+	if (!name)
+		return error_oom();
 	TRY(template_dict_add(out, groups, "GROUP"));
 	TRY(set_display(*out, "NAME", dl ? name : "(root directory)"));
-	TRY(tally_slug(&slug, name));
-	if (asprintf(&id, "in-%s", slug) < 0) {
-		id = NULL;
-		rc = error_oom();
-		goto done;
-	}
 	TRY(template_dict_set(*out, "ID", id));
 	/* The page of the deepest tallied directory that holds it. */
 	TRY(set_dir_href(*out, "PAGE_HREF", s, f->dir));
@@ -1306,8 +1614,50 @@ static int untouched_group(struct template_dict **out, struct site *s,
 			dir_label(&s->t->dirs[f->dir]) : "the whole tree"));
 done:
 	free(name);
-	free(slug);
-	free(id);
+	return rc;
+}
+
+/*
+ * The anchors of the groups of the n untouched files order[], one per
+ * directory in the order met ("in-" and the readable path); *out has
+ * *ngroups of them.
+ */
+static int untouched_ids(char ***out, size_t *ngroups, const struct tally *t,
+			 const size_t *order, size_t n)
+{
+	char **keys = calloc(n + 1, sizeof(*keys));
+	char **ids = calloc(n + 1, sizeof(*ids));
+	size_t g = 0;
+	int rc = 0;
+
+	*out = NULL;
+	*ngroups = 0;
+	if (!keys || !ids) {
+		rc = error_oom();
+		goto done;
+	}
+	for (size_t k = 0; k < n; k++) {
+		const char *p = t->files[order[k]].path;
+		size_t dl = dir_len(p);
+
+		if (g && strlen(keys[g - 1]) == (dl ? dl : 1) &&
+		    !memcmp(keys[g - 1], dl ? p : ".", dl ? dl : 1))
+			continue;
+		keys[g] = dl ? strndup(p, dl) : strdup(".");
+		if (!keys[g++]) {
+			rc = error_oom();
+			goto done;
+		}
+	}
+	TRY(names_ids(ids, (const char *const *)keys, g, "in-", 1));
+	*out = ids;
+	*ngroups = g;
+	ids = NULL;
+done:
+	for (size_t k = 0; keys && k < g; k++)
+		free(keys[k]);
+	free(keys);
+	free(ids);
 	return rc;
 }
 
@@ -1329,11 +1679,14 @@ static int write_untouched(struct site *s)
 	const struct tally *t = s->t;
 	struct template_dict *d = NULL, *groups = NULL, *group = NULL, *row;
 	size_t *order = NULL, n = 0, ngroups = 0, gfiles = 0, glen = 0;
+	size_t nids = 0;
 	const char *gpath = NULL;   /* a path in the current group */
+	char **ids = NULL;
 	uint64_t glines = 0;
 	int rc;
 
-	TRY(page_new(&d, s, "Untouched files", NAV_UNTOUCHED));
+	TRY(page_new(&d, s, "untouched.html", "Untouched files",
+		     NAV_UNTOUCHED));
 	TRY(template_dict_set(d, "COUNT", count(t->nuntouched).s));
 	TRY(set_counted(d, "N_FILES", t->nfiles, "file", "files"));
 	TRY(template_dict_set(d, "LINES", count(t->untouched_lines).s));
@@ -1349,6 +1702,7 @@ static int write_untouched(struct site *s)
 		if (t->files[f].untouched)
 			order[n++] = f;
 	qsort_r(order, n, sizeof(size_t), by_dir_then_name, (void *)t);
+	TRY(untouched_ids(&ids, &nids, t, order, n));
 	if (n)
 		TRY(template_dict_add(&groups, d, "GROUPS"));
 	else
@@ -1361,7 +1715,8 @@ static int write_untouched(struct site *s)
 		if (!gpath || dl != glen || memcmp(gpath, f->path, dl)) {
 			if (group)
 				TRY(group_totals(group, gfiles, glines));
-			TRY(untouched_group(&group, s, groups, f));
+			TRY(untouched_group(&group, s, groups, f,
+					    ids[ngroups]));
 			gpath = f->path;
 			glen = dl;
 			gfiles = 0;
@@ -1382,6 +1737,9 @@ static int write_untouched(struct site *s)
 	}
 	rc = page_write(s, "untouched.html", "untouched.tpl", d);
 done:
+	for (size_t k = 0; k < nids; k++)
+		free(ids[k]);
+	free(ids);
 	free(order);
 	template_dict_free(d);
 	return rc;
@@ -1461,7 +1819,7 @@ static int write_releases(struct site *s)
 	size_t *subs = NULL, nsubs = 0, nreal = 0;
 	int rc;
 
-	TRY(page_new(&d, s, "Releases", NAV_RELEASES));
+	TRY(page_new(&d, s, "releases.html", "Releases", NAV_RELEASES));
 	nreal = real_releases(t);
 	TRY(set_counted(d, "N_LINES", t->total_lines, "line", "lines"));
 	TRY(set_counted(d, "N_RELEASES", nreal, "release", "releases"));
@@ -1514,7 +1872,7 @@ static int write_releases(struct site *s)
 				"commit", "commits"));
 		if (rel && !tr->unreleased && rel->ntags) {
 			TRY(template_dict_add(&sec, row, "TAGGED"));
-			TRY(release_dates(sec, "DATES", rel));
+			TRY(release_dates(sec, rel));
 			TRY(template_dict_add(&sec, row, "TAGS"));
 			for (size_t k = 0; k < rel->ntags; k++) {
 				TRY(template_dict_add(&tag, sec, "TAG"));
@@ -1697,7 +2055,7 @@ static int write_history(struct site *s)
 
 	if (!h || !h->n)
 		return 0;
-	TRY(page_new(&d, s, "History", NAV_HISTORY));
+	TRY(page_new(&d, s, "history.html", "History", NAV_HISTORY));
 	TRY(history_summary(s, d, "SUMMARY"));
 	TRY(history_figures(s, d));
 	TRY(history_columns(s, d));
@@ -1735,8 +2093,9 @@ static int dir_history(struct site *s, struct template_dict *d, size_t i)
 	}
 	if (lo >= hi)
 		return 0;
-	if (asprintf(&name, "history-dir-%s", s->dir_slug[i]) < 0)
-		return error_oom();
+	if ((rc = names_get(&name, s->names, path,
+			    NAMES_HISTORY_CHART)) < 0)
+		return rc;
 	TRY(template_dict_add(&sec, d, "HISTORY"));
 	TRY(figure(s, sec, "HISTORY_CHART", name, "Stacked areas of this "
 		   "directory's lines at each snapshot by the release that "

@@ -43,14 +43,16 @@ static int file_dir_depth(const char *path, unsigned depth)
 	return slashes < depth ? (int)slashes : (int)depth;
 }
 
-static size_t find_dir(const struct tally *t, const char *path)
+size_t tally_find_dir(const struct tally *t, const char *path, size_t len)
 {
 	size_t lo = 1, hi = t->ndirs;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(t->dirs[mid].path, path);
+		int c = strncmp(t->dirs[mid].path, path, len);
 
+		if (!c && t->dirs[mid].path[len])
+			c = 1;
 		if (!c)
 			return mid;
 		if (c < 0)
@@ -196,7 +198,7 @@ int tally_build(struct tally **out, const struct blame_result *blame,
 				rc = error_oom();
 				goto done;
 			}
-			d->parent = find_dir(t, up);
+			d->parent = tally_find_dir(t, up, strlen(up));
 			free(up);
 		}
 	}
@@ -213,7 +215,7 @@ int tally_build(struct tally **out, const struct blame_result *blame,
 				rc = error_oom();
 				goto done;
 			}
-			dir = find_dir(t, d);
+			dir = tally_find_dir(t, d, strlen(d));
 			free(d);
 			add_counts(t, dir, f);
 		}
@@ -274,33 +276,4 @@ size_t tally_subsystem_of(const struct tally *t, size_t dir)
 	while (dir && t->dirs[dir].level > 1)
 		dir = t->dirs[dir].parent;
 	return dir;
-}
-
-int tally_slug(char **out, const char *path)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p;
-	char *s, *w;
-
-	*out = NULL;
-	if (!*path)
-		return (*out = strdup("all")) ? 0 : error_oom();
-	if (!strcmp(path, "."))
-		return (*out = strdup("_2e")) ? 0 : error_oom();
-	s = malloc(strlen(path) * 3 + 1);
-	if (!s)
-		return error_oom();
-	for (p = (const unsigned char *)path, w = s; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		    *p == '.' || *p == '-') {
-			*w++ = (char)*p;
-		} else {
-			*w++ = '_';
-			*w++ = hex[*p >> 4];
-			*w++ = hex[*p & 15];
-		}
-	}
-	*w = '\0';
-	*out = s;
-	return 0;
 }

@@ -2,7 +2,7 @@
 {{>HEADER}}
 <nav class="crumbs" aria-label="Directories">
 <ol>
-<li><a href="index.html">{{REPO}}</a></li>
+<li><a href="{{ROOT}}index.html">{{REPO}}</a></li>
 {{#CRUMB}}
 <li><a href="{{HREF}}">{{NAME}}</a></li>
 {{/CRUMB}}
@@ -26,7 +26,7 @@
 <thead><tr><th scope="col">Release</th><th scope="col" class="num">Lines today</th><th scope="col" class="num">Share</th></tr></thead>
 <tbody>
 {{#RELEASE}}
-<tr class="{{CLASS}}"><th scope="row"><a href="releases.html#{{ID}}">{{NAME}}</a></th><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td></tr>
+<tr class="{{CLASS}}"><th scope="row"><a href="{{ROOT}}releases.html#{{ID}}">{{NAME}}</a></th><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td></tr>
 {{/RELEASE}}
 </tbody>
 <tfoot><tr><th scope="row">All</th><td class="num">{{LINES}}</td><td class="num">100.00%</td></tr></tfoot>
@@ -39,36 +39,33 @@
 <section id="history">
 <h2>Over time</h2>
 {{>HISTORY_CHART}}
-<p>Every snapshot of the history, with the whole tree's, is on <a href="history.html">the history page</a>.</p>
+<p>Every snapshot of the history, with the whole tree's, is on <a href="{{ROOT}}history.html">the history page</a>.</p>
 </section>
 {{/HISTORY}}
 
-{{#CHILDREN}}
-<section id="directories">
-<h2>Directories</h2>
+{{#CONTENTS}}
+<section id="contents">
+<h2>What is in it</h2>
 <div class="table-wrap">
-<table>
-<caption>What is below {{PATH}}/</caption>
-<thead><tr><th scope="col">Directory</th><th scope="col" class="num">Files</th><th scope="col" class="num">Lines</th><th scope="col" class="num">Of {{PATH}}/</th><th scope="col" class="num">From {{FIRST}}</th><th scope="col" class="num">Untouched files</th></tr></thead>
+<table class="contents">
+<caption>{{#DIRS}}{{N_DIRS}}{{#AND}} and {{/AND}}{{/DIRS}}{{#FILES}}{{N_FILES}}{{/FILES}} {{#IN_DIR}}directly in {{PATH}}/{{/IN_DIR}}{{#IN_ROOT}}in the root directory{{/IN_ROOT}}; each bar is its lines, the darker part those from {{FIRST}}.</caption>
+<thead><tr><th scope="col">Name</th><th scope="col" class="num opt">Files</th><th scope="col" class="num">Lines</th><th scope="col" class="num opt">Share</th><th scope="col" class="num">From {{FIRST}}</th><th scope="col" class="bar"><span class="sr">Lines and lines from {{FIRST}}</span></th></tr></thead>
 <tbody>
-{{#CHILD}}
-<tr><th scope="row"><a href="{{HREF}}">{{NAME}}</a></th><td class="num">{{FILES}}</td><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td><td class="num">{{FIRST_SHARE}}%</td><td class="num">{{UNTOUCHED}}</td></tr>
-{{/CHILD}}
-{{#OWN}}
-<tr class="own"><th scope="row">files directly in {{PATH}}/</th><td class="num">{{FILES}}</td><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td><td class="num">{{FIRST_SHARE}}%</td><td class="num">{{UNTOUCHED}}</td></tr>
-{{/OWN}}
+{{#ENTRY}}
+<tr class="{{KIND}}"><th scope="row" class="path">{{#LINK}}<a href="{{HREF}}">{{NAME}}</a>{{/LINK}}{{#NO_LINK}}{{NAME}}{{/NO_LINK}}</th><td class="num opt">{{FILES}}</td><td class="num">{{LINES}}</td><td class="num opt">{{SHARE}}%</td><td class="num">{{FIRST_SHARE}}%</td><td class="bar"><span class="bar" style="width:{{BAR}}%"><span class="old" style="width:{{OLD}}%"></span></span></td></tr>
+{{/ENTRY}}
 </tbody>
 </table>
 </div>
 </section>
-{{/CHILDREN}}
+{{/CONTENTS}}
 
 {{#UNTOUCHED_LIST}}
 <section id="untouched">
 <h2>Untouched files</h2>
 <div class="table-wrap">
 <table>
-<caption>{{N_FILES}} here whose every line comes from {{FIRST}}. <a href="untouched.html">All untouched files</a></caption>
+<caption>{{N_FILES}} here whose every line comes from {{FIRST}}. <a href="{{ROOT}}untouched.html">All untouched files</a></caption>
 <thead><tr><th scope="col">File</th><th scope="col" class="num">Lines</th></tr></thead>
 <tbody>
 {{#FILE}}

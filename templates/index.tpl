@@ -22,13 +22,13 @@
 <div class="table-wrap">
 <table>
 <caption>Lines at {{REV}} by the release that wrote them. <a href="data/releases.csv">releases.csv</a></caption>
-<thead><tr><th scope="col">Release</th><th scope="col">Tags</th><th scope="col">Dates</th><th scope="col" class="num">Commits</th><th scope="col" class="num">Lines today</th><th scope="col" class="num">Share</th></tr></thead>
+<thead><tr><th scope="col">Release</th><th scope="col">Dates</th><th scope="col" class="num opt">Commits</th><th scope="col" class="num">Lines today</th><th scope="col" class="num">Share</th></tr></thead>
 <tbody>
 {{#RELEASE}}
-<tr class="{{CLASS}}"><th scope="row"><a href="releases.html#{{ID}}">{{NAME}}</a></th><td>{{TAGS}}</td><td class="date">{{DATES}}</td><td class="num">{{COMMITS}}</td><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td></tr>
+<tr class="{{CLASS}}"><th scope="row"><a href="releases.html#{{ID}}">{{NAME}}</a>{{#TAGS}}<span class="tags">{{LIST}}</span>{{/TAGS}}</th><td class="date"><span class="nw">{{FROM}}{{#UNTIL}} –{{/UNTIL}}</span>{{#UNTIL}} <span class="nw">{{TO}}</span>{{/UNTIL}}</td><td class="num opt">{{COMMITS}}</td><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td></tr>
 {{/RELEASE}}
 </tbody>
-<tfoot><tr><th scope="row">All</th><td></td><td></td><td class="num">{{COMMITS}}</td><td class="num">{{LINES}}</td><td class="num">100.00%</td></tr></tfoot>
+<tfoot><tr><th scope="row">All</th><td></td><td class="num opt">{{COMMITS}}</td><td class="num">{{LINES}}</td><td class="num">100.00%</td></tr></tfoot>
 </table>
 </div>
 </div>
@@ -42,13 +42,13 @@
 <div class="table-wrap">
 <table>
 <caption>Subsystems at {{REV}}. <a href="data/subsystems.csv">subsystems.csv</a></caption>
-<thead><tr><th scope="col">Subsystem</th><th scope="col" class="num">Files</th><th scope="col" class="num">Lines</th><th scope="col" class="num">Of the tree</th><th scope="col" class="num">From {{FIRST}}</th><th scope="col" class="num">Untouched files</th></tr></thead>
+<thead><tr><th scope="col">Subsystem</th><th scope="col" class="num opt">Files</th><th scope="col" class="num">Lines</th><th scope="col" class="num">Of the tree</th><th scope="col" class="num">From {{FIRST}}</th><th scope="col" class="num opt">Untouched files</th></tr></thead>
 <tbody>
 {{#SUBSYSTEM}}
-<tr><th scope="row"><a href="{{HREF}}">{{NAME}}</a></th><td class="num">{{FILES}}</td><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td><td class="num">{{FIRST_SHARE}}%</td><td class="num">{{UNTOUCHED}}</td></tr>
+<tr><th scope="row"><a href="{{HREF}}">{{NAME}}</a></th><td class="num opt">{{FILES}}</td><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td><td class="num">{{FIRST_SHARE}}%</td><td class="num opt">{{UNTOUCHED}}</td></tr>
 {{/SUBSYSTEM}}
 </tbody>
-<tfoot><tr><th scope="row">All</th><td class="num">{{FILES}}</td><td class="num">{{LINES}}</td><td class="num">100.00%</td><td class="num">{{FIRST_SHARE}}%</td><td class="num">{{UNTOUCHED_FILES}}</td></tr></tfoot>
+<tfoot><tr><th scope="row">All</th><td class="num opt">{{FILES}}</td><td class="num">{{LINES}}</td><td class="num">100.00%</td><td class="num">{{FIRST_SHARE}}%</td><td class="num opt">{{UNTOUCHED_FILES}}</td></tr></tfoot>
 </table>
 </div>
 </div>
@@ -92,14 +92,16 @@
 <li><a href="data/survival.csv">survival.csv</a>: each release's lines at its own snapshot and every later one</li>
 {{/HISTORY_DATA}}
 </ul>
+<div class="table-wrap">
 <table class="charts">
 <caption>Charts, for articles and print</caption>
 <thead><tr><th scope="col">Chart</th><th scope="col">Files</th></tr></thead>
 <tbody>
 {{#CHART}}
-<tr><th scope="row">{{TITLE}}</th><td><a href="img/{{NAME}}.svg">SVG</a> · <a href="img/{{NAME}}.png">PNG</a> · <a href="img/{{NAME}}@2x.png">PNG at 2×</a></td></tr>
+<tr><th scope="row">{{TITLE}}</th><td><a href="{{SVG}}">SVG</a> · <a href="{{PNG}}">PNG</a> · <a href="{{PNG2X}}">PNG at 2×</a></td></tr>
 {{/CHART}}
 </tbody>
 </table>
+</div>
 </section>
 {{>FOOTER}}

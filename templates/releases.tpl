@@ -22,7 +22,7 @@
 <section id="{{ID}}" class="release {{CLASS}}">
 <h2>{{NAME}}</h2>
 <p>{{#SURVIVES}}Lines surviving at {{REV}}: <strong>{{LINES}}</strong>, {{SHARE}}% of the code.{{/SURVIVES}}{{#GONE}}None of its lines survive at {{REV}}.{{/GONE}}
-{{#TAGGED}}Tagged {{DATES}}; {{/TAGGED}}{{#NOT_TAGGED}}Not in any release tag yet; {{/NOT_TAGGED}}{{N_COMMITS}} in its cycle.</p>
+{{#TAGGED}}Tagged <span class="nw">{{FROM}}{{#UNTIL}} –{{/UNTIL}}</span>{{#UNTIL}} <span class="nw">{{TO}}</span>{{/UNTIL}}; {{/TAGGED}}{{#NOT_TAGGED}}Not in any release tag yet; {{/NOT_TAGGED}}{{N_COMMITS}} in its cycle.</p>
 <div class="columns">
 {{#TAGS}}
 <div class="table-wrap">

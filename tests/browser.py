@@ -6,14 +6,25 @@
 Drives Debian's chromium over --remote-debugging-pipe with nothing but the
 standard library. For each page (a file path; WIDTH in CSS pixels, default
 1280) it loads file://PAGE and fails if the page
-  - logs a console error or warning, throws, or fails to load a resource,
+  - does not load, logs a console error or warning, throws, or fails to
+    load a resource,
   - has an image that did not load,
-  - scrolls sideways at its width (tables must scroll inside their box),
+  - scrolls sideways at its width (document.documentElement.scrollWidth
+    above innerWidth: tables must scroll inside their box),
+  - at 1152 px and wider, has a table that does not stand beside its chart
+    (every .pair: the table's box right of the chart's, overlapping it
+    vertically),
+  - below 640 px, has a chart that is not the one drawn for a phone
+    (NAME@narrow.svg) where there is one, or a chart above or beside its
+    table rather than the table below it,
+  - shows a chart at less than 0.8 of its size (its text would be too
+    small to read),
 and it saves a full-page screenshot SHOTS_DIR/NAME-WIDTH.png to look at,
-plus SHOTS_DIR/NAME-print.pdf, the page as printed. To look at them: with
-PIECES=N in the environment, also the screenshot in pieces N pixels high;
-with PRINT_SHOT=1, NAME-WIDTH-print.png under the print stylesheet.
-Exit 0 when every page is clean, 1 with the reasons otherwise.
+plus SHOTS_DIR/NAME-print.pdf, the page as printed; NAME is the page's
+path below the directory common to all pages given, with _ for /. To look
+at them: with PIECES=N in the environment, also the screenshot in pieces N
+pixels high; with PRINT_SHOT=1, NAME-WIDTH-print.png under the print
+stylesheet. Exit 0 when every page is clean, 1 with the reasons otherwise.
 """
 import base64
 import fcntl
@@ -130,7 +141,48 @@ def problems_of(events, session):
     return out
 
 
-def check(b, path, width, shots):
+# The layout of a page, measured in the browser: the document's width, and
+# for every chart and every chart-and-table pair their boxes.
+LAYOUT = """(() => {
+  const box = e => { const r = e.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom]; };
+  return {
+    scroll: document.documentElement.scrollWidth,
+    inner: window.innerWidth,
+    title: document.title,
+    charts: Array.from(document.querySelectorAll('figure.chart img')).map(
+      i => ({src: decodeURI(i.currentSrc), natural: i.naturalWidth, shown: i.width,
+             narrow: !!i.parentElement.querySelector('source')})),
+    pairs: Array.from(document.querySelectorAll('.pair')).map(p => ({
+      chart: box(p.querySelector('figure.chart')),
+      table: box(p.querySelector('table'))}))
+  };
+})()"""
+
+
+def layout_problems(m, width):
+    bad = []
+    if m["scroll"] > m["inner"]:
+        bad.append("scrolls sideways at %dpx: %dpx wide" %
+                   (m["inner"], m["scroll"]))
+    for c in m["charts"]:
+        name = c["src"].rsplit("/", 1)[-1]
+        if width < 640 and c["narrow"] and \
+                not c["src"].endswith("@narrow.svg"):
+            bad.append("chart %s is not the phone's" % name)
+        if c["natural"] and c["shown"] < 0.8 * c["natural"]:
+            bad.append("chart %s shown at %d of %d px" %
+                       (name, c["shown"], c["natural"]))
+    for k, p in enumerate(m["pairs"]):
+        (cl, ct, cr, cb), (tl, tt, tr, tb) = p["chart"], p["table"]
+        if width >= 1152 and not (tl >= cr - 1 and tt < cb and ct < tb):
+            bad.append("pair %d: table not beside its chart" % k)
+        if width < 640 and tt < cb - 1:
+            bad.append("pair %d: table not below its chart" % k)
+    return bad
+
+
+def check(b, path, width, shots, name):
     url = "file://" + os.path.abspath(path)
     target = b.send("Target.createTarget", {"url": "about:blank"})
     session = b.send("Target.attachToTarget",
@@ -151,16 +203,15 @@ def check(b, path, width, shots):
         return r["result"].get("value")
 
     bad = []
+    if js("location.protocol") != "file:" or \
+            js("document.querySelector('main') === null"):
+        bad.append("did not load")
     broken = js("Array.from(document.images)"
                 ".filter(i => !i.complete || i.naturalWidth === 0)"
                 ".map(i => i.getAttribute('src'))")
     bad += ["image did not load: %s" % s for s in broken or []]
-    over = js("[document.documentElement.scrollWidth, "
-              "document.documentElement.clientWidth]")
-    if over and over[0] > over[1]:
-        bad.append("scrolls sideways at %dpx: %dpx wide" % (over[1], over[0]))
+    bad += layout_problems(js(LAYOUT), width)
 
-    name = os.path.basename(path).rsplit(".", 1)[0]
     metrics = b.send("Page.getLayoutMetrics", session=session)
     size = metrics["cssContentSize"]
     shot = b.send("Page.captureScreenshot",
@@ -216,9 +267,14 @@ def main():
     failed = 0
     try:
         b = Browser(profile)
+        paths = [a.partition("@")[0] for a in sys.argv[2:]]
+        top = os.path.commonpath([os.path.dirname(os.path.abspath(p))
+                                  for p in paths])
         for arg in sys.argv[2:]:
             path, _, width = arg.partition("@")
-            for p in check(b, path, int(width or 1280), shots):
+            name = os.path.relpath(os.path.abspath(path), top)
+            name = name.rsplit(".", 1)[0].replace(os.sep, "_")
+            for p in check(b, path, int(width or 1280), shots, name):
                 print("%s@%s: %s" % (path, width or 1280, p))
                 failed = 1
     finally:

@@ -82,7 +82,7 @@ def blame_counts(repo, commit, opts, of):
         for line in out.splitlines():
             m = re.match(r"^([0-9a-f]{40}) \d+ \d+", line)
             if m:
-                rel = of.get(m.group(1), "unreleased")
+                rel = of.get(m.group(1), "")
                 by_release[rel] += 1
                 by_sub[(sub, rel)] += 1
     return by_release, by_sub

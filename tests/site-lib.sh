@@ -3,7 +3,7 @@
 # sourced after tests/lib.sh. Run as `tests/site-lib.sh DIR` it only
 # builds the fixture in DIR.
 #
-# site_repo DIR: the fixture.
+# site_repo DIR: the fixture (names_repo DIR: another, below).
 # Four tags in three releases (v1.0; v1.1-rc1 and v1.1 fold into v1.1;
 # v2.0) and one commit after them, with names a page must escape: markup
 # (a file and a top-level directory), an ampersand and quotes, a byte that
@@ -55,6 +55,37 @@ site_repo() {
 	put src/main.c main1 main2-changed main3-changed $(lines main 4 10) \
 		$(lines new 1 5) tail
 	commit "after 2.0"
+	cd - >/dev/null || return
+}
+
+# names_repo DIR: directories with every kind of name: readable ones,
+# names that differ only in case, the site's own names, Windows' device
+# names, names that end like a page or a chart, 90 capitals (three times
+# that as %-escapes is too long for a file name), 255 bytes of ASCII and
+# of UTF-8, bytes that are not UTF-8, control characters, URL delimiters,
+# spaces, a leading - or ., a newline; at v1.0 and v1.1.
+names_repo() {
+	local d long_a long_u caps
+	repo_new "$1"
+	at 1262304000
+	caps=$(printf 'A%.0s' {1..90})
+	long_a=$(printf 'a%.0s' {1..255})
+	long_u=$(printf '\xe6\x97\xa5%.0s' {1..85})
+	for d in Documentation arch/x86 arch/X86 Net net NET index img data \
+		root CON com1.txt a.html b.PNG x86.svg "$caps" "$caps/sub" \
+		"$long_a" "$long_a/$long_u" "$long_u" $'bad\xff\xfename' \
+		$'ctrl\x01\x1b[31m' '100%' '%2e%2e' '#frag' '?q=1' \
+		' spaced name ' '-leading' '.leading' '...' \
+		$'new\nline' '&amp;' 'x'; do
+		put "$d/f.c" one two
+	done
+	put README readme
+	commit "1.0"
+	git tag v1.0
+	at 1270000000
+	put arch/x86/g.c three
+	commit "1.1"
+	git tag v1.1
 	cd - >/dev/null || return
 }
 

@@ -1,48 +1,84 @@
 #!/bin/bash
-# The report in a real browser: headless Chromium opens the overview and a
-# subsystem page (the hostile one too) at desktop and phone widths, with no
-# console error, no failed load, no image missing and no sideways scroll,
-# and takes screenshots. SHOTS=DIR keeps them (and the printed PDFs) to
-# look at.
+# The report in a real browser: headless Chromium opens every kind of page
+# (the overview, releases, untouched files, a subsystem, a subdirectory
+# below it, the root files, hostile and long names) at 1280 and 390 px, and
+# tests/browser.py checks each: no console error, no failed load, no image
+# missing, no sideways scroll of the page, every table beside its chart at
+# 1280 and below it at 390, the phone's charts on a phone, no chart shrunk
+# to unreadable. The screenshots stay in the test's scratch directory;
+# SHOTS=DIR keeps them (and the printed PDFs) to look at.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/site-lib.sh"
 TESTS=$(cd "$(dirname "$0")" && pwd)
 
+# The fixture, and a commit with subdirectories for pages at --depth 2.
+# shellcheck disable=SC2046
 site_repo "$WORK/repo"
 REPO=$WORK/repo
+(cd "$REPO" && put src/net/ip.c $(lines ip 1 30) &&
+	put src/net/tcp/conn.c $(lines conn 1 12) &&
+	put src/fs/ext.c $(lines ext 1 20) && commit "deeper") >/dev/null
+
+PAGES="index releases history untouched src src/net root svg_onload_alert_1-35157b"
+
+keep_shots() {
+	if [ -n "${SHOTS:-}" ]; then
+		mkdir -p "$SHOTS" && cp "$1"/* "$SHOTS"/
+	fi
+}
 
 browse() {
-	local shot
+	local p shot args=()
 	command -v chromium >/dev/null ||
 		{ echo "chromium is missing (make deps installs it)"; return 1; }
-	report "$REPO" --out out
-	python3 "$TESTS/browser.py" shots \
-		out/index.html@1280 out/index.html@390 \
-		out/dir-src.html@1280 out/dir-src.html@390 \
-		out/dir-_3csvg_20onload_3dalert_281_29_3e.html@1280 \
-		out/untouched.html@1280 out/releases.html@1280 \
-		out/history.html@1280 out/history.html@390
-	for shot in index-1280 index-390 dir-src-1280 dir-src-390 history-1280 \
-		history-390; do
-		[ "$(head -c 8 "shots/$shot.png" | od -An -tx1 | tr -d ' ')" = \
-			89504e470d0a1a0a ] || { echo "no screenshot $shot"; return 1; }
+	report "$REPO" --out out --depth 2
+	for p in $PAGES; do
+		[ -f "out/$p.html" ] || { echo "no out/$p.html"; return 1; }
+		args+=("out/$p.html@1280" "out/$p.html@390")
 	done
-	if [ -n "${SHOTS:-}" ]; then
-		mkdir -p "$SHOTS" && cp shots/* "$SHOTS"/
-	fi
+	python3 "$TESTS/browser.py" shots "${args[@]}"
+	for p in $PAGES; do
+		for shot in "${p//\//_}-1280" "${p//\//_}-390"; do
+			[ "$(head -c 8 "shots/$shot.png" | od -An -tx1 | tr -d ' ')" = \
+				89504e470d0a1a0a ] || { echo "no screenshot $shot"; return 1; }
+		done
+	done
+	keep_shots shots
 }
 
 # The same in the dark theme.
 browse_dark() {
 	command -v chromium >/dev/null || return 1
-	report "$REPO" --out out --theme dark
+	report "$REPO" --out out --theme dark --depth 2
 	has out/index.html '<html lang="en" class="dark">'
-	python3 "$TESTS/browser.py" shots out/index.html@1280
-	if [ -n "${SHOTS:-}" ]; then
-		mkdir -p "$SHOTS" && cp shots/index-1280.png "$SHOTS"/index-dark-1280.png
-	fi
+	python3 "$TESTS/browser.py" dark out/index.html@1280 out/src.html@390
+	for f in dark/*.png; do
+		mv "$f" "${f%.png}-dark.png"
+	done
+	keep_shots dark
+}
+
+# Pages of directories with hostile and long names, on a desktop and a
+# phone: long names break, and nothing widens a page.
+browse_names() {
+	local p args=()
+	command -v chromium >/dev/null || return 1
+	names_repo "$WORK/names"
+	report "$WORK/names" --out out --depth 2
+	for p in index untouched releases arch NET; do
+		args+=("out/$p.html@1280" "out/$p.html@390")
+	done
+	for p in out/A*-*.html out/aaa*-*/*.html out/bad_name-*.html; do
+		args+=("$p@390")
+	done
+	python3 "$TESTS/browser.py" names "${args[@]}"
+	for f in names/*.png; do
+		mv "$f" "${f%.png}-names.png"
+	done
+	keep_shots names
 }
 
 run_case browse browse
 run_case browse_dark browse_dark
+run_case browse_names browse_names
 finish

@@ -32,12 +32,16 @@ python3 "$root/tests/linkcheck.py" out || fail "links"
 has() {
 	grep -qF -- "$2" "$1" || fail "'$1' lacks: $2"
 }
-# Two levels: net/deep has its page, linked from net's, which links up.
-has out/dir-net.html '<a href="dir-net_2fdeep.html">deep</a>'
-has out/dir-net_2fdeep.html '<a href="dir-net.html" rel="up">Up to net/</a>'
-has out/dir-src.html '<tr class="own"><th scope="row">files directly in src/</th><td class="num">2</td><td class="num">36</td>'
+# Two levels: net/deep has its page below net's (whose name has a suffix:
+# Net takes the plain one), linked from it, which links up; src lists its
+# subdirectories and files, and has a page below it for "a&b "q"".
+has out/net-93b929.html '<a href="net-93b929/deep.html">deep/</a>'
+has out/net-93b929/deep.html '<a href="../net-93b929.html" rel="up">Up to net/</a>'
+has out/net-93b929/deep.html '<link rel="stylesheet" href="../strata.css">'
+has out/src.html '<tr class="file"><th scope="row" class="path">main.c</th><td class="num opt"></td><td class="num">30</td>'
+has out/src.html '<a href="src/sub.html">sub/</a>'
 # A control character and a byte that is not UTF-8, shown, not sent.
-has out/dir-src_2fa_26b_20_22q_22.html '\x1b[31mred.c'
+has out/src/a_b_q-4a1dc4.html '\x1b[31mred.c'
 has out/untouched.html '<td class="path">caf\xe9.c</td>'
 # Files strata did not write survive a second run.
 echo mine >out/mine.txt

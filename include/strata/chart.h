@@ -3,14 +3,23 @@
  *
  * Every chart is drawn by one function onto three surfaces: NAME.svg (px
  * units), NAME.png at the requested size in CSS pixels, and NAME@2x.png
- * at twice that size for high-density screens and print. The charts are
+ * at twice that size for high-density screens and print; and, when the
+ * chart is at least CHART_NARROW_WIDTH + CHART_NARROW_MARGIN wide, onto a
+ * fourth, NAME@narrow.svg, CHART_NARROW_WIDTH wide, which pages show on a
+ * phone. The charts are
  *
  *   releases          share of all lines by the release that wrote them
  *   subsystems        share of first-release code per top-level directory,
  *                     sorted, with the whole tree as a reference line
  *   subsystems-stack  each top-level directory as a 100% bar of releases
- *   dir-SLUG          the release distribution of every directory of
- *                     level >= 1, SLUG = tally_slug(path)
+ *   dir-NAME          the release distribution of every directory of
+ *                     level >= 1, named by names_get(.., NAMES_CHART):
+ *                     dir-Documentation, dir-arch/x86, dir-root
+ *
+ * The two subsystem charts are as high as their rows need, up to the
+ * height asked for: a few subsystems leave no empty band. Names only
+ * ever get `@` and a suffix added, a byte no directory's name (names.h)
+ * can hold.
  *
  * The same input gives byte-identical files. Text is set in DejaVu Sans,
  * which chart_check_font() checks for. docs/charts.md shows the charts.
@@ -28,6 +37,11 @@
 #define CHART_MAX_WIDTH 2000
 #define CHART_MIN_HEIGHT 240
 #define CHART_MAX_HEIGHT 2000
+
+/* The width of the charts for phones (NAME@narrow.svg), and by how much a
+ * chart must be wider to get one. */
+#define CHART_NARROW_WIDTH 400
+#define CHART_NARROW_MARGIN 80
 
 /* The font every chart is set in (Debian fonts-dejavu-core). */
 #define CHART_FONT "DejaVu Sans"

@@ -9,7 +9,7 @@
  * blame` and `strata table` need none of them. `strata report` loads the
  * object through publish_load() and calls it through the table below.
  *
- * The object finds strata's own functions (error.h, tally_slug()) in the
+ * The object finds strata's own functions (error.h, names.h) in the
  * running binary, which exports its symbols for it.
  */
 #ifndef STRATA_PUBLISH_H

@@ -75,12 +75,10 @@ int tally_build(struct tally **out, const struct blame_result *blame,
 void tally_free(struct tally *t);
 
 /*
- * A file-name-safe, case-insensitively collision-free name for a directory
- * path: [a-z0-9.-] stay, every other byte becomes "_" and two lowercase hex
- * digits ("Net/x" -> "_4eet_2fx"); "" is "all", "." is "_2e". Pages and
- * charts of a directory are named after it. *out is malloc'd.
+ * The index in dirs[] of the directory path[0..len) (below the root), or
+ * 0 when it is not tallied.
  */
-int tally_slug(char **out, const char *path);
+size_t tally_find_dir(const struct tally *t, const char *path, size_t len);
 
 /* Index of the subsystem (level-1 directory) of dirs[i], or 0 for root. */
 size_t tally_subsystem_of(const struct tally *t, size_t dir);

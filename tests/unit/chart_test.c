@@ -1,7 +1,7 @@
 /*
  * chart_test: draws the charts of hand-built tallies and checks the
  * files: sizes, SVG headers, pixels, edge cases, determinism. Links
- * src/chart.c, src/error.c and src/tally.c (for tally_slug() only).
+ * src/chart.c, src/error.c, src/names.c and src/tally.c.
  *
  *   chart_test check DIR        run the checks, writing under DIR
  *   chart_test gen DIR          write a fixed set of charts (to compare
@@ -9,6 +9,8 @@
  *   chart_test font             only chart_check_font()
  *   chart_test samples DIR      charts for 3/12/90/150 releases, light
  *                               and dark, to look at
+ *   chart_test subsamples DIR   the subsystem charts of 1/2/3/10/40
+ *                               subsystems and of 3 with a 0% reference
  *
  * Exit 0 when every check passes. Failures are printed one a line.
  */
@@ -21,9 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "strata/chart.h"
 #include "strata/error.h"
+#include "strata/names.h"
 #include "strata/report.h"
 #include "strata/tally.h"
 
@@ -271,6 +275,29 @@ static struct tally *fx_linux(size_t nrel, int unrel)
 	return t;
 }
 
+/*
+ * n subsystems sub00, sub01, ... of five releases and unreleased code;
+ * with `zero`, none has a line from the first release.
+ */
+static struct tally *fx_subsystems(size_t n, int zero)
+{
+	struct tally *t = fx_new(5, 1, name_v);
+
+	for (size_t k = 0; k < n; k++) {
+		uint64_t c[6];
+		char path[32];
+
+		for (size_t r = 0; r < 6; r++)
+			c[r] = (k * 7 + r * 3) % 11 + 1;
+		if (zero)
+			c[0] = 0;
+		snprintf(path, sizeof(path), "sub%02zu", k);
+		fx_dir(t, path, 1, c);
+	}
+	fx_done(t);
+	return t;
+}
+
 static const struct report_info info_linux = {
 	.repo_name = "linux",
 	.rev = "v6.8",
@@ -394,79 +421,139 @@ static int read_all(const char *path, unsigned char **out, size_t *n)
 }
 
 
-/* Every chart's three files exist, at the sizes asked for. */
-static void check_files(const char *dir, const char *name, unsigned w,
-			unsigned h)
+/* The px size in an SVG's header, or 0 by 0. */
+static void svg_size(const char *file, unsigned *w, unsigned *h)
 {
-	char file[4096], want[128];
-	struct img im;
 	unsigned char *svg;
 	size_t n;
+	char *p;
+
+	*w = *h = 0;
+	if (read_all(file, &svg, &n)) {
+		fail(__LINE__, "'%s' missing", file);
+		return;
+	}
+	svg[n ? n - 1 : 0] = '\0';
+	p = strstr((char *)svg, "<svg");
+	if (!p || sscanf(strstr(p, " width=") ? strstr(p, " width=") : "",
+			 " width=\"%upx\" height=\"%upx\"", w, h) != 2)
+		fail(__LINE__, "'%s' has no px size", file);
+	CHECK(strstr((char *)svg, "<image") == NULL,
+	      "'%s' has a raster fallback", file);
+	free(svg);
+}
+
+/*
+ * Every chart's files exist, at the sizes asked for: w by h, or with
+ * `fitted` w by at most h (the subsystem charts shrink to their rows);
+ * NAME@narrow.svg CHART_NARROW_WIDTH wide when w leaves room for it.
+ */
+static void check_chart(const char *dir, const char *name, unsigned w,
+			unsigned h, int fitted)
+{
+	char file[4096];
+	struct img im;
+	unsigned sw, sh, h1 = h;
 
 	snprintf(file, sizeof(file), "%s/%s.png", dir, name);
 	if (img_load(&im, file)) {
 		fail(__LINE__, "'%s' is not a PNG", file);
 	} else {
-		CHECK(im.w == (int)w && im.h == (int)h,
+		CHECK(im.w == (int)w && (fitted ? im.h <= (int)h &&
+					 im.h >= 100 : im.h == (int)h),
 		      "'%s' is %dx%d, not %ux%u", file, im.w, im.h, w, h);
+		h1 = (unsigned)im.h;
 		img_free(&im);
 	}
 	snprintf(file, sizeof(file), "%s/%s@2x.png", dir, name);
 	if (img_load(&im, file)) {
 		fail(__LINE__, "'%s' is not a PNG", file);
 	} else {
-		CHECK(im.w == 2 * (int)w && im.h == 2 * (int)h,
+		CHECK(im.w == 2 * (int)w && im.h == 2 * (int)h1,
 		      "'%s' is %dx%d, not %ux%u", file, im.w, im.h, 2 * w,
-		      2 * h);
+		      2 * h1);
 		img_free(&im);
 	}
 	snprintf(file, sizeof(file), "%s/%s.svg", dir, name);
-	if (read_all(file, &svg, &n)) {
-		fail(__LINE__, "'%s' missing", file);
+	svg_size(file, &sw, &sh);
+	CHECK(sw == w && sh == h1, "'%s' is %ux%u px, not %ux%u", file, sw,
+	      sh, w, h1);
+	snprintf(file, sizeof(file), "%s/%s@narrow.svg", dir, name);
+	if (w < CHART_NARROW_WIDTH + CHART_NARROW_MARGIN) {
+		CHECK(access(file, F_OK) != 0, "'%s' for a narrow chart",
+		      file);
 		return;
 	}
-	svg[n ? n - 1 : 0] = '\0';
-	snprintf(want, sizeof(want), "width=\"%upx\" height=\"%upx\"", w, h);
-	CHECK(strstr((char *)svg, want) != NULL, "'%s' lacks %s", file, want);
-	CHECK(strstr((char *)svg, "<image") == NULL,
-	      "'%s' has a raster fallback", file);
-	free(svg);
+	svg_size(file, &sw, &sh);
+	CHECK(sw == CHART_NARROW_WIDTH && (fitted ? sh <= h : sh == h),
+	      "'%s' is %ux%u px", file, sw, sh);
+}
+
+static void check_files(const char *dir, const char *name, unsigned w,
+			unsigned h)
+{
+	check_chart(dir, name, w, h, 0);
+}
+
+/* Files below dir, in subdirectories too. */
+static size_t count_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d) {
+		fail(__LINE__, "cannot list '%s'", dir);
+		return 0;
+	}
+	while ((e = readdir(d))) {
+		char sub[4096];
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		if (!stat(sub, &st) && S_ISDIR(st.st_mode))
+			n += count_files(sub);
+		else
+			n++;
+	}
+	closedir(d);
+	return n;
 }
 
 static void check_all_files(const char *dir, const struct tally *t,
 			    unsigned w, unsigned h)
 {
-	size_t i, want = 3;
-	DIR *d;
-	struct dirent *e;
-	size_t n = 0;
+	size_t i, want = 3, per = 3 + (w >= CHART_NARROW_WIDTH +
+				       CHART_NARROW_MARGIN);
+	struct names *names;
+	size_t n;
 
 	check_files(dir, "releases", w, h);
-	check_files(dir, "subsystems", w, h);
-	check_files(dir, "subsystems-stack", w, h);
+	check_chart(dir, "subsystems", w, h, 1);
+	check_chart(dir, "subsystems-stack", w, h, 1);
+	if (names_new(&names, t)) {
+		fail(__LINE__, "names_new: %s", error_last());
+		return;
+	}
 	for (i = 1; i < t->ndirs; i++) {
-		char *slug, name[4096];
+		char *name;
 
 		if (t->dirs[i].level < 1)
 			continue;
 		want++;
-		if (tally_slug(&slug, t->dirs[i].path)) {
-			fail(__LINE__, "tally_slug failed");
+		if (names_get(&name, names, t->dirs[i].path, NAMES_CHART)) {
+			fail(__LINE__, "names_get: %s", error_last());
 			continue;
 		}
-		snprintf(name, sizeof(name), "dir-%s", slug);
 		check_files(dir, name, w, h);
-		free(slug);
+		free(name);
 	}
-	d = opendir(dir);
-	if (!d) {
-		fail(__LINE__, "cannot list '%s'", dir);
-		return;
-	}
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	CHECK(n == 3 * want, "'%s' has %zu files, not %zu", dir, n, 3 * want);
+	names_free(names);
+	n = count_files(dir);
+	CHECK(n == per * want, "'%s' has %zu files, not %zu", dir, n,
+	      per * want);
 }
 
 static int same_file(const char *a, const char *b)
@@ -727,6 +814,169 @@ static void check_subsystems(const char *base)
 done:
 	free(dir);
 	fx_free(t);
+}
+
+/* Whether row y has a pixel other than the background bg. */
+static int row_inked(const struct img *im, int y, uint32_t bg)
+{
+	for (int x = 0; x < im->w; x++)
+		if (px(im, x, y) != bg)
+			return 1;
+	return 0;
+}
+
+/*
+ * Below the bars (whose last row is yb): the axis with its ticks, the
+ * axis title, the source line, as runs of inked rows. The title must be
+ * centred under the axis: between the first and the last tick mark (the
+ * first row of the first run with three or more 1px marks).
+ */
+static void check_axis_title(const char *file, int yb)
+{
+	struct img im;
+	int bands[16][2], nb = 0, y, x, tick0 = -1, tick1 = -1;
+	int t0 = -1, t1 = -1;
+	uint32_t bg;
+
+	if (img_load(&im, file)) {
+		fail(__LINE__, "cannot read '%s'", file);
+		return;
+	}
+	bg = px(&im, 0, 0);
+	for (y = yb + 1; y < im.h && nb < 16; y++) {
+		if (!row_inked(&im, y, bg))
+			continue;
+		bands[nb][0] = y;
+		while (y < im.h && row_inked(&im, y, bg))
+			y++;
+		bands[nb++][1] = y - 1;
+	}
+	for (y = bands[0][0]; nb && y <= bands[0][1] && tick0 < 0; y++) {
+		int runs = 0, first = -1, last = -1;
+
+		for (x = 0; x < im.w; x++) {
+			if (px(&im, x, y) == bg ||
+			    (x && px(&im, x - 1, y) != bg))
+				continue;
+			runs++;
+			if (first < 0)
+				first = x;
+			last = x;
+		}
+		if (runs >= 3) {
+			tick0 = first;
+			tick1 = last;
+		}
+	}
+	for (y = nb >= 3 ? bands[nb - 2][0] : 0;
+	     nb >= 3 && y <= bands[nb - 2][1]; y++)
+		for (x = 0; x < im.w; x++)
+			if (px(&im, x, y) != bg) {
+				t0 = t0 < 0 || x < t0 ? x : t0;
+				t1 = x > t1 ? x : t1;
+			}
+	CHECK(nb >= 3 && tick0 >= 0 && t0 >= 0, "'%s': no axis title found",
+	      file);
+	CHECK(abs((t0 + t1) - (tick0 + tick1)) <= 4,
+	      "'%s': axis title at %d-%d, axis at %d-%d", file, t0, t1,
+	      tick0, tick1);
+	img_free(&im);
+}
+
+/* A chart's height, or -1. */
+static int png_height(const char *file)
+{
+	struct img im;
+	int h;
+
+	if (img_load(&im, file)) {
+		fail(__LINE__, "cannot read '%s'", file);
+		return -1;
+	}
+	h = im.h;
+	img_free(&im);
+	return h;
+}
+
+/* The longest run of rows of nothing but background, in a chart. */
+static int empty_band(const char *file)
+{
+	struct img im;
+	int run = 0, best = 0;
+
+	if (img_load(&im, file)) {
+		fail(__LINE__, "cannot read '%s'", file);
+		return -1;
+	}
+	for (int y = 0; y < im.h; y++) {
+		run = row_inked(&im, y, px(&im, 0, 0)) ? 0 : run + 1;
+		best = run > best ? run : best;
+	}
+	img_free(&im);
+	return best;
+}
+
+/*
+ * The subsystem charts with 1, 2, 3 and 10 subsystems, and with 3 that
+ * have no code from the first release (no reference line): a chart with
+ * few rows is as high as they need, with no empty band; the title of the
+ * x axis is centred under it.
+ */
+static void check_few_subsystems(const char *base, unsigned w, unsigned h)
+{
+	static const size_t counts[] = { 1, 2, 3, 10, 3 };
+	int heights[2][5];
+
+	for (size_t i = 0; i < 5; i++) {
+		int zero = i == 4;
+		struct tally *t = fx_subsystems(counts[i], zero);
+		const char *chart[2] = { "subsystems", "subsystems-stack" };
+		char name[64], *dir;
+
+		snprintf(name, sizeof(name), "few-%u-%s%zu", w,
+			 zero ? "zero-" : "", counts[i]);
+		dir = subdir(base, name);
+		if (write_charts(dir, t, &info_linux, w, h, 0))
+			goto next;
+		check_all_files(dir, t, w, h);
+		for (int c = 0; c < 2; c++) {
+			char file[4096];
+			struct img im;
+			struct box b;
+			int band;
+
+			snprintf(file, sizeof(file), "%s/%s.png", dir,
+				 chart[c]);
+			heights[c][i] = png_height(file);
+			band = empty_band(file);
+			CHECK(band >= 0 && band <= 30,
+			      "'%s': an empty band of %d rows", file, band);
+			if (img_load(&im, file))
+				continue;
+			/* the bars' bottom: the colour of release 1 */
+			if (find_colour(&im, release_rgb(t, 1, 0), &b))
+				check_axis_title(file, b.y1);
+			else if (find_colour(&im, release_rgb(t, 0, 0), &b))
+				check_axis_title(file, b.y1);
+			img_free(&im);
+		}
+next:
+		free(dir);
+		fx_free(t);
+	}
+	for (int c = 0; c < 2; c++) {
+		CHECK(heights[c][0] < heights[c][1] &&
+		      heights[c][1] < heights[c][2] &&
+		      heights[c][2] < (int)h, "%u px: %d, %d, %d rows high",
+		      w, heights[c][0], heights[c][1], heights[c][2]);
+		CHECK(heights[c][3] == (int)h, "%u px: 10 rows %d high", w,
+		      heights[c][3]);
+	}
+	/* no reference line: no band above the rows for its label */
+	CHECK(heights[0][4] < heights[0][2], "%u px: zero %d, not below %d",
+	      w, heights[0][4], heights[0][2]);
+	CHECK(heights[1][4] == heights[1][2], "%u px: stack %d and %d", w,
+	      heights[1][4], heights[1][2]);
 }
 
 /* The unreleased bar is grey, last, and further from its neighbour. */
@@ -1099,6 +1349,29 @@ static void samples(const char *base)
 		}
 }
 
+/*
+ * The subsystem charts of 1, 2, 3, 10 and 40 subsystems, and of three
+ * with no first-release code at all (a 0% reference line), to look at.
+ */
+static void subsamples(const char *base)
+{
+	static const size_t counts[] = { 1, 2, 3, 10, 40 };
+	size_t i;
+
+	for (i = 0; i <= sizeof(counts) / sizeof(*counts); i++) {
+		int zero = i == sizeof(counts) / sizeof(*counts);
+		size_t n = zero ? 3 : counts[i];
+		struct tally *t = fx_subsystems(n, zero);
+		char name[64], *dir;
+
+		snprintf(name, sizeof(name), "%s%zu", zero ? "zero-" : "", n);
+		dir = subdir(base, name);
+		write_charts(dir, t, &info_linux, 960, 480, 0);
+		free(dir);
+		fx_free(t);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -1111,7 +1384,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: chart_test check|gen|samples DIR\n");
+		fprintf(stderr, "usage: chart_test "
+			"check|gen|samples|subsamples DIR\n");
 		return 2;
 	}
 	if (chart_check_font()) {
@@ -1122,10 +1396,14 @@ int main(int argc, char **argv)
 		gen(argv[2]);
 	} else if (!strcmp(mode, "samples")) {
 		samples(argv[2]);
+	} else if (!strcmp(mode, "subsamples")) {
+		subsamples(argv[2]);
 	} else if (!strcmp(mode, "check")) {
 		check_palette();
 		check_bars(argv[2]);
 		check_subsystems(argv[2]);
+		check_few_subsystems(argv[2], 800, 450);
+		check_few_subsystems(argv[2], CHART_MIN_WIDTH, 300);
 		check_unreleased(argv[2]);
 		check_sparse(argv[2]);
 		check_edges(argv[2]);

@@ -174,7 +174,7 @@ static const char files_csv[] =
 	"Makefile,v1.0,3" EOL
 	"\"a,b.c\",v1.0,2" EOL
 	"\"a,b.c\",\"v1,1\",3" EOL
-	"\"dir/new\nline\",unreleased,1" EOL
+	"\"dir/new\nline\",,1" EOL
 	"\"dir/q\"\"uote.c\",v2.0,4" EOL
 	"dir/sub/\xc3\xa9.c,\"v1,1\",1" EOL
 	"dir/\xe9t\xe9.c,v1.0,2" EOL;
@@ -184,7 +184,7 @@ static const char releases_csv[] =
 	"v1.0,v1.0,2010-02-24T18:52:17Z,3,7,43.75" EOL
 	"\"v1,1\",\"v1,1\",2010-03-31T01:46:40Z,2,4,25.00" EOL
 	"v2.0,v2.0-rc2,2010-08-05T09:20:00Z,5,4,25.00" EOL
-	"unreleased,,,1,1,6.25" EOL;
+	",,,1,1,6.25" EOL;
 
 static const char subsystems_csv[] =
 	"subsystem,release,lines" EOL
@@ -193,7 +193,7 @@ static const char subsystems_csv[] =
 	"dir,v1.0,2" EOL
 	"dir,\"v1,1\",1" EOL
 	"dir,v2.0,4" EOL
-	"dir,unreleased,1" EOL;
+	"dir,,1" EOL;
 
 static const char untouched_csv[] =
 	"path,lines" EOL
@@ -256,7 +256,7 @@ static const char report_json[] =
 "\"commits\": 5, \"lines\": 4, \"share\": 25.00, \"tags\": ["
 "{\"name\": \"v2.0-rc1\", \"date\": " D20A "}, "
 "{\"name\": \"v2.0-rc2\", \"date\": " D20B "}]},\n"
-"    {\"name\": \"unreleased\", \"unreleased\": true, \"tag\": null, "
+"    {\"name\": \"\", \"unreleased\": true, \"tag\": null, "
 "\"date\": null, \"first_date\": null, \"last_date\": null, "
 "\"commits\": 1, \"lines\": 1, \"share\": 6.25, \"tags\": []}\n"
 "  ],\n"
@@ -266,7 +266,7 @@ static const char report_json[] =
 "    {\"path\": \"a,b.c\", \"lines\": 5, \"untouched\": false, "
 "\"releases\": {\"v1.0\": 2, \"v1,1\": 3}},\n"
 "    {\"path\": \"dir/new\\nline\", \"lines\": 1, \"untouched\": false, "
-"\"releases\": {\"unreleased\": 1}},\n"
+"\"releases\": {\"\": 1}},\n"
 "    {\"path\": \"dir/q\\\"uote.c\", \"lines\": 4, \"untouched\": false, "
 "\"releases\": {\"v2.0\": 4}},\n"
 "    {\"path\": \"dir/sub/\xc3\xa9.c\", \"lines\": 1, \"untouched\": false, "
@@ -278,13 +278,13 @@ static const char report_json[] =
 "  \"directories\": [\n"
 "    {\"path\": \"\", \"level\": 0, \"lines\": 16, \"files\": 6, "
 "\"untouched_files\": 2, \"first_share\": 43.75, \"releases\": "
-"{\"v1.0\": 7, \"v1,1\": 4, \"v2.0\": 4, \"unreleased\": 1}},\n"
+"{\"v1.0\": 7, \"v1,1\": 4, \"v2.0\": 4, \"\": 1}},\n"
 "    {\"path\": \".\", \"level\": 1, \"lines\": 8, \"files\": 2, "
 "\"untouched_files\": 1, \"first_share\": 62.50, \"releases\": "
 "{\"v1.0\": 5, \"v1,1\": 3}},\n"
 "    {\"path\": \"dir\", \"level\": 1, \"lines\": 8, \"files\": 4, "
 "\"untouched_files\": 1, \"first_share\": 25.00, \"releases\": "
-"{\"v1.0\": 2, \"v1,1\": 1, \"v2.0\": 4, \"unreleased\": 1}},\n"
+"{\"v1.0\": 2, \"v1,1\": 1, \"v2.0\": 4, \"\": 1}},\n"
 "    {\"path\": \"dir/sub\", \"level\": 2, \"lines\": 1, \"files\": 1, "
 "\"untouched_files\": 0, \"first_share\": 0.00, \"releases\": "
 "{\"v1,1\": 1}}\n"
@@ -356,7 +356,7 @@ static const char history_csv[] =
 	"v1.0,2010-02-24T18:52:17Z,v1.0,6" EOL
 	"\"HEAD,x\",2010-03-31T01:46:40Z,v1.0,2" EOL
 	"\"HEAD,x\",2010-03-31T01:46:40Z,\"v1,1\",4" EOL
-	"\"HEAD,x\",2010-03-31T01:46:40Z,unreleased,1" EOL;
+	"\"HEAD,x\",2010-03-31T01:46:40Z,,1" EOL;
 
 static const char history_subsystems_csv[] =
 	"snapshot,subsystem,release,lines" EOL
@@ -365,7 +365,7 @@ static const char history_subsystems_csv[] =
 	"\"HEAD,x\",.,v1.0,2" EOL
 	"\"HEAD,x\",.,\"v1,1\",3" EOL
 	"\"HEAD,x\",\"d,ir\",\"v1,1\",1" EOL
-	"\"HEAD,x\",\"d,ir\",unreleased,1" EOL;
+	"\"HEAD,x\",\"d,ir\",,1" EOL;
 
 static const char survival_csv[] =
 	"release,snapshot,date,lines,share" EOL
@@ -382,7 +382,7 @@ static const char history_json[] =
 	"      {\"name\": \"HEAD,x\", \"date\": \"2010-03-31T01:46:40Z\", "
 	"\"commit\": \"cd00000000000000000000000000000000000000\", "
 	"\"release\": null, \"rev\": true, \"lines\": 7, "
-	"\"releases\": {\"v1.0\": 2, \"v1,1\": 4, \"unreleased\": 1}}\n"
+	"\"releases\": {\"v1.0\": 2, \"v1,1\": 4, \"\": 1}}\n"
 	"    ],\n    \"survival\": [\n"
 	"      {\"release\": \"v1.0\", \"snapshot\": \"v1.0\", \"lines\": 6, "
 	"\"half_life_days\": 404.6}\n    ]\n  }\n}\n";
