@@ -5,7 +5,8 @@
 #   make test     deps, build, run every test (SAN=1: under ASan/UBSan)
 #   make demo     deps, build, publish a report of a sample repository
 #   make bench    REPO=... REV=... [JOBS=N] [SAMPLE=K] [RUNS=R]: strata against
-#                 per-file git blame
+#                 per-file git blame; HISTORY=WHEN [OPTS=...]: the report with
+#                 --history WHEN against --history none
 #   make install  PREFIX=/usr/local DESTDIR=
 
 VERSION  = 0.1.0

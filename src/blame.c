@@ -61,6 +61,8 @@ struct version {
 	uint16_t norigins;
 	unsigned needed:1, ignored:1, output:1;
 	unsigned counted:1;       /* nlines read off the blob (stage 2) */
+	unsigned snap:1;          /* a text file of some snapshot */
+	unsigned text_known:1, text:1;  /* whether its blob is text */
 	git_oid oid;              /* blob */
 	struct origin *origins;   /* &one when there is one */
 	struct origin one;
@@ -141,6 +143,27 @@ static int name_cmp(const char *a, size_t alen, int atree,
 	return (int)ca - (int)cb;
 }
 
+/*
+ * The snapshots' files: each (version, snapshot, key) where a regular file
+ * stands in a snapshot's tree. Listed during the walk; after it, only the
+ * text files are kept, sorted by the versions' creation order, so that
+ * stage 3 finds a version's places by its seq.
+ */
+struct snapfile {
+	struct version *v;
+	uint32_t snapshot, key;
+};
+
+struct snapset {
+	struct snapfile *f;
+	size_t n, alloc;
+	uint32_t *order;          /* snapshot indices, by commit */
+	size_t next;              /* the next of order[] to list */
+	uint32_t *seq;            /* after the walk: f[i].v->seq, ascending */
+	struct blame_snapshot_file *at;  /* and f[i]'s place */
+	size_t nversions;         /* distinct versions among them */
+};
+
 struct engine {
 	struct repository *repo;
 	const struct history *h;
@@ -157,6 +180,7 @@ struct engine {
 	/* versions to finish in stage 1 */
 	struct pending *pend;
 	size_t npend, pend_alloc;
+	struct snapset S;
 };
 
 struct pending {
@@ -1363,7 +1387,13 @@ struct evaluation {
 	uint32_t *start;          /* group g: order[start[g], start[g + 1]) */
 	uint32_t *group;          /* per slot: its group */
 	size_t ngroups;
+	const struct snapset *S;  /* the snapshots' files, or empty */
+	const struct blame_options *opts;
 };
+
+static int snapset_report(const struct snapset *S,
+			  const struct blame_options *o,
+			  const struct version *v);
 
 static uint32_t group_root(uint32_t *up, uint32_t x)
 {
@@ -1478,6 +1508,13 @@ static int evaluate_group(const struct evaluation *X, size_t g,
 		}
 		if ((rc = evaluate(v, *taken)) < 0)
 			return rc;
+		if (v->snap && (rc = snapset_report(X->S, X->opts, v)) < 0)
+			return rc;
+		/* A snapshot's file that nothing reads: its lines are told. */
+		if (!v->pending && !v->output) {
+			free(v->lines);
+			v->lines = NULL;
+		}
 		/*
 		 * Nothing reads v's hunks again: free them here, on this
 		 * thread and while they are in its cache, not all at the end.
@@ -2143,172 +2180,398 @@ static int check_text(unsigned char *text, struct engine *E,
 	return rc;
 }
 
-int blame_tree(struct blame_result **out, struct repository *repo,
-	       const struct history *h, const struct blame_options *opts)
+/* ---- snapshots ---- */
+
+struct snap_order {
+	uint32_t commit, index;
+};
+
+static int snap_order_cmp(const void *a, const void *b)
 {
-	struct engine E;
-	struct blame_result *res = NULL;
-	struct tipfile *tips = NULL;
-	struct version **list = NULL, **stack = NULL;
+	const struct snap_order *x = a, *y = b;
+
+	if (x->commit != y->commit)
+		return x->commit < y->commit ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The snapshots in the order the walk meets them. */
+static int snapset_init(struct engine *E)
+{
+	const struct blame_options *o = E->opts;
+	struct snapset *S = &E->S;
+	struct snap_order *v;
+	size_t i;
+
+	if (!o->snapshot_lines || !o->nsnapshots)
+		return 0;
+	if (o->nsnapshots >= UINT32_MAX)
+		return error_set("too many snapshots");
+	if (!(v = malloc(o->nsnapshots * sizeof(*v))) ||
+	    !(S->order = malloc(o->nsnapshots * sizeof(*S->order)))) {
+		free(v);
+		return error_oom();
+	}
+	for (i = 0; i < o->nsnapshots; i++) {
+		if (o->snapshots[i] >= E->h->n) {
+			free(v);
+			return error_set("internal error: snapshot %zu is not "
+					 "in the history", i);
+		}
+		v[i].commit = o->snapshots[i];
+		v[i].index = (uint32_t)i;
+	}
+	qsort(v, o->nsnapshots, sizeof(*v), snap_order_cmp);
+	for (i = 0; i < o->nsnapshots; i++)
+		S->order[i] = v[i].index;
+	free(v);
+	return 0;
+}
+
+static void snapset_release(struct snapset *S, struct pool *P)
+{
+	size_t i;
+
+	for (i = 0; i < S->n; i++)
+		version_decref(P, S->f[i].v);
+	free(S->f);
+	free(S->order);
+	free(S->seq);
+	free(S->at);
+	memset(S, 0, sizeof(*S));
+}
+
+static int snap_add(struct snapset *S, struct version *v, uint32_t snapshot,
+		    uint32_t key)
+{
+	if (S->n == S->alloc) {
+		size_t na = S->alloc ? S->alloc * 2 : 1024;
+		void *p = realloc(S->f, na * sizeof(*S->f));
+
+		if (!p)
+			return error_oom();
+		S->f = p;
+		S->alloc = na;
+	}
+	v->refs++;
+	S->f[S->n++] = (struct snapfile){ v, snapshot, key };
+	return 0;
+}
+
+/* Every wanted regular file of mirror `n` (at E->path[0..base)). */
+static int list_snapshot(struct engine *E, const struct node *n, size_t base,
+			 uint32_t snapshot)
+{
+	const struct blame_options *o = E->opts;
+	uint32_t i, key;
+	int rc;
+
+	for (i = 0; i < n->n; i++) {
+		const struct entry *e = &n->e[i];
+		enum kind k = kind_of(e->mode);
+
+		if (k != K_TREE && k != K_FILE)
+			continue;
+		if ((rc = path_push(E, base, e->name, e->namelen)) < 0)
+			return rc;
+		if (k == K_TREE) {
+			E->path[base + e->namelen] = '/';
+			rc = list_snapshot(E, e->ptr, base + e->namelen + 1,
+					   snapshot);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		if (!tip_wanted(o, e->mode, E->path))
+			continue;
+		key = 0;
+		if (o->snapshot_key &&
+		    (rc = o->snapshot_key(&key, E->path, snapshot,
+					  o->snapshot_payload)) < 0)
+			return rc;
+		if (key != BLAME_SNAPSHOT_SKIP &&
+		    (rc = snap_add(&E->S, e->ptr, snapshot, key)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* After the walk has mirrored commit c: list the snapshots taken at c. */
+static int snapset_take(struct engine *E, uint32_t c)
+{
+	struct snapset *S = &E->S;
+	int rc;
+
+	while (S->order && S->next < E->opts->nsnapshots &&
+	       E->opts->snapshots[S->order[S->next]] == c) {
+		if ((rc = list_snapshot(E, E->roots[c], 0,
+					S->order[S->next])) < 0)
+			return rc;
+		S->next++;
+	}
+	return 0;
+}
+
+static int snapfile_seq_cmp(const void *a, const void *b)
+{
+	const struct snapfile *x = a, *y = b;
+
+	if (x->v->seq != y->v->seq)
+		return x->v->seq < y->v->seq ? -1 : 1;
+	if (x->snapshot != y->snapshot)
+		return x->snapshot < y->snapshot ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Whether each snapshot file's blob is text, where the tip's check did not
+ * tell already: each distinct version read once. */
+static int snapset_check_text(struct engine *E)
+{
+	struct snapset *S = &E->S;
+	struct tipfile *todo = NULL;
 	unsigned char *text = NULL;
-	size_t ntips = 0, tips_alloc = 0, n = 0, alloc = 0, sp = 0, i;
-	size_t stack_alloc = 0, tips_left, nruns = 0;
-	uint32_t c, *runs = NULL;
-	struct timespec t0;
-	struct reader R = { 0 };
-	struct evaluation X = { 0 };
+	size_t i, n = 0;
 	int rc = 0;
 
-	*out = NULL;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	memset(&E, 0, sizeof(E));
-	E.repo = repo;
-	E.h = h;
-	E.opts = opts;
-	if (!h->n)
-		return error_set("empty history");
-	E.roots = calloc(h->n, sizeof(*E.roots));
-	E.children_left = malloc(h->n * sizeof(*E.children_left));
-	res = calloc(1, sizeof(*res));
-	if (!E.roots || !E.children_left || !res) {
+	if (!(todo = malloc((S->n ? S->n : 1) * sizeof(*todo)))) {
 		rc = error_oom();
 		goto done;
 	}
-	if ((rc = rename_detector_new(&E.rd, repo->git)) < 0)
-		goto done;
-	rename_detector_set_missing_hint(E.rd, repo->missing_hint);
-	rename_detector_use_odb(E.rd, repo->odb);
-	for (c = 0; c < h->n; c++)
-		E.children_left[c] = h->commits[c].nchildren;
-	/* Stage 1, with the trees read ahead. */
-	reader_start(&R, &E);
-	res->walk_cache = R.cache_bound;
-	for (c = 0; c < h->n; c++) {
-		if ((rc = walk_commit(&E, c)) < 0)
-			break;
-		atomic_store(&R.walked, (size_t)c + 1);
-		if (opts->progress && (c % 256 == 0 || c + 1 == h->n))
-			opts->progress("history", c + 1, h->n,
-				       opts->progress_payload);
-	}
-	reader_stop(&R);
-	odb_set_cache_limit(repo->odb, 0);
-	if (rc < 0)
-		goto done;
-	rename_detector_free(E.rd);
-	E.rd = NULL;
-	res->seconds_walk = elapsed(&t0);
-	if ((rc = list_tip(&E, E.roots[h->n - 1], 0, &tips, &ntips,
-			   &tips_alloc)) < 0)
-		goto done;
-	/* Keep the text files; mark what they need. */
-	if (!(text = malloc(ntips ? ntips : 1))) {
-		rc = error_oom();
-		goto done;
-	}
-	if ((rc = check_text(text, &E, tips, ntips, tips_known(&R, tips,
-							       ntips))) < 0)
-		goto done;
-	for (i = 0; i < ntips; i++) {
-		if (!text[i]) {
-			free(tips[i].path);
-			tips[i].path = NULL;
-			continue;
-		}
-		tips[i].v->output = 1;
-		if (tips[i].v->needed)
-			continue;
-		tips[i].v->needed = 1;
-		if (sp == stack_alloc) {
-			size_t na = stack_alloc ? stack_alloc * 2 : 256;
-			void *p = realloc(stack, na * sizeof(*stack));
+	for (i = 0; i < S->n; i++) {
+		struct version *v = S->f[i].v;
 
-			if (!p) {
-				rc = error_oom();
-				goto done;
-			}
-			stack = p;
-			stack_alloc = na;
-		}
-		stack[sp++] = tips[i].v;
+		if (v->text_known)
+			continue;
+		v->text_known = 1;      /* listed once; told below */
+		todo[n].path = NULL;
+		todo[n++].v = v;
 	}
-	/* The tips lie at the stack's bottom: popping one starts a run. */
-	if (!(runs = malloc((sp ? sp : 1) * sizeof(*runs)))) {
+	if (!(text = malloc(n ? n : 1))) {
 		rc = error_oom();
 		goto done;
 	}
-	tips_left = sp;
-	while (sp) {
-		struct version *v = stack[--sp];
+	if (n && (rc = check_text(text, E, todo, n, NULL)) < 0)
+		goto done;
+	for (i = 0; i < n; i++)
+		todo[i].v->text = text[i] != 0;
+done:
+	free(todo);
+	free(text);
+	return rc;
+}
+
+/* Keep the snapshots' text files, in creation order of their versions. */
+static int snapset_finish(struct engine *E, struct blame_result *res)
+{
+	struct snapset *S = &E->S;
+	size_t i, k = 0;
+	int rc;
+
+	if (!S->n)
+		return 0;
+	if ((rc = snapset_check_text(E)) < 0)
+		return rc;
+	for (i = 0; i < S->n; i++) {
+		if (S->f[i].v->text)
+			S->f[k++] = S->f[i];
+		else
+			version_decref(&E->pool, S->f[i].v);
+	}
+	S->n = k;
+	if (!k)
+		return 0;
+	qsort(S->f, k, sizeof(*S->f), snapfile_seq_cmp);
+	S->seq = malloc(k * sizeof(*S->seq));
+	S->at = malloc(k * sizeof(*S->at));
+	if (!S->seq || !S->at)
+		return error_oom();
+	for (i = 0; i < k; i++) {
+		S->seq[i] = S->f[i].v->seq;
+		S->at[i].snapshot = S->f[i].snapshot;
+		S->at[i].key = S->f[i].key;
+		if (!i || S->f[i].v != S->f[i - 1].v)
+			S->nversions++;
+		S->f[i].v->snap = 1;
+	}
+	res->nsnapshot_files = k;
+	res->nsnapshot_versions = S->nversions;
+	return 0;
+}
+
+/* Stage 3's hand-over of a snapshot version's lines to the caller. */
+static int snapset_report(const struct snapset *S,
+			  const struct blame_options *o,
+			  const struct version *v)
+{
+	size_t lo = 0, hi = S->n, b;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (S->seq[mid] < v->seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (b = lo; b < S->n && S->seq[b] == v->seq; b++)
+		;
+	if (b == lo)
+		return error_set("internal error: a snapshot version is not "
+				 "listed");
+	return o->snapshot_lines(v->lines, v->nlines, S->at + lo, b - lo,
+				 o->snapshot_payload);
+}
+
+/* ---- the whole blame ---- */
+
+/* A stack of versions, and the list of what is needed. */
+struct marking {
+	struct version **stack, **list;
+	size_t sp, stack_alloc, n, alloc;
+	uint32_t *runs;
+	size_t nruns;
+};
+
+static int push_version(struct version ***v, size_t *n, size_t *alloc,
+			struct version *x)
+{
+	if (*n == *alloc) {
+		size_t na = *alloc ? *alloc * 2 : 256;
+		void *p = realloc(*v, na * sizeof(**v));
+
+		if (!p)
+			return error_oom();
+		*v = p;
+		*alloc = na;
+	}
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
+static int mark_root(struct marking *M, struct version *v)
+{
+	if (v->needed)
+		return 0;
+	v->needed = 1;
+	return push_version(&M->stack, &M->sp, &M->stack_alloc, v);
+}
+
+/*
+ * List what the roots on M's stack need, depth first: a version's origin
+ * is usually the next one listed. The roots lie at the stack's bottom, so
+ * popping one starts a run (M->runs). Called again with more roots, it
+ * goes on with the list.
+ */
+static int mark_needed(struct marking *M)
+{
+	size_t roots_left = M->sp;
+	uint32_t *runs;
+	int rc;
+
+	runs = realloc(M->runs, (M->nruns + M->sp + 1) * sizeof(*M->runs));
+	if (!runs)
+		return error_oom();
+	M->runs = runs;
+	while (M->sp) {
+		struct version *v = M->stack[--M->sp];
 		uint16_t k;
 
-		if (sp < tips_left) {
-			tips_left = sp;
-			runs[nruns++] = (uint32_t)n;
+		if (M->sp < roots_left) {
+			roots_left = M->sp;
+			M->runs[M->nruns++] = (uint32_t)M->n;
 		}
-
-		if (n == alloc) {
-			size_t na = alloc ? alloc * 2 : 256;
-			void *p = realloc(list, na * sizeof(*list));
-
-			if (!p) {
-				rc = error_oom();
-				goto done;
-			}
-			list = p;
-			alloc = na;
-		}
-		list[n++] = v;
+		if ((rc = push_version(&M->list, &M->n, &M->alloc, v)) < 0)
+			return rc;
 		for (k = 0; k < v->norigins; k++) {
 			struct version *s = v->origins[k].src;
 
 			s->pending++;
-			if (s->needed)
-				continue;
-			s->needed = 1;
-			if (sp == stack_alloc) {
-				size_t na = stack_alloc ? stack_alloc * 2 : 256;
-				void *p = realloc(stack, na * sizeof(*stack));
-
-				if (!p) {
-					rc = error_oom();
-					goto done;
-				}
-				stack = p;
-				stack_alloc = na;
-			}
-			stack[sp++] = s;
+			if ((rc = mark_root(M, s)) < 0)
+				return rc;
 		}
 	}
-	/*
-	 * Stages 2 and 3, the diffs in depth-first order: a version's
-	 * origin is usually the next one diffed.
-	 */
-	res->nversions = n;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((rc = evaluation_plan(&X, list, n, E.seq)) < 0 ||
-	    (rc = diff_all(&E, list, n, runs, nruns, &X)) < 0)
-		goto done;
-	res->seconds_diff = elapsed(&t0);
-	{
-		struct odb_stats st;
+	return 0;
+}
 
-		odb_stats(&st, repo->odb);
-		res->nreads = st.reads;
-		res->ncached = st.hits;
-		res->nbuilt = st.built;
+static void marking_release(struct marking *M)
+{
+	free(M->stack);
+	free(M->list);
+	free(M->runs);
+}
+
+/* Stage 1: the walk, with the trees read ahead and the snapshots listed. */
+static int walk_all(struct engine *E, struct reader *R)
+{
+	const struct history *h = E->h;
+	const struct blame_options *opts = E->opts;
+	uint32_t c;
+	int rc = 0;
+
+	for (c = 0; c < h->n; c++) {
+		if ((rc = walk_commit(E, c)) < 0 ||
+		    (rc = snapset_take(E, c)) < 0)
+			break;
+		atomic_store(&R->walked, (size_t)c + 1);
+		if (opts->progress && (c % 256 == 0 || c + 1 == h->n))
+			opts->progress("history", c + 1, h->n,
+				       opts->progress_payload);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	res->ndiffs = 0;
-	for (i = 0; i < n; i++)
-		res->ndiffs += list[i]->norigins;
-	res->nrenames = E.nrenames;
-	/* The result, one file per text path. */
+	return rc;
+}
+
+/* The tip's text files; their versions are the first roots. */
+static int tip_roots(struct engine *E, struct reader *R, struct marking *M,
+		     struct tipfile **tips, size_t *ntips)
+{
+	size_t alloc = 0, i;
+	unsigned char *text = NULL;
+	int rc;
+
+	if ((rc = list_tip(E, E->roots[E->h->n - 1], 0, tips, ntips,
+			   &alloc)) < 0)
+		return rc;
+	if (!(text = malloc(*ntips ? *ntips : 1)))
+		return error_oom();
+	rc = check_text(text, E, *tips, *ntips, tips_known(R, *tips, *ntips));
+	for (i = 0; rc == 0 && i < *ntips; i++) {
+		struct version *v = (*tips)[i].v;
+
+		v->text_known = 1;
+		v->text = text[i] != 0;
+		if (!text[i]) {
+			free((*tips)[i].path);
+			(*tips)[i].path = NULL;
+			continue;
+		}
+		v->output = 1;
+		rc = mark_root(M, v);
+	}
+	free(text);
+	return rc;
+}
+
+/* The snapshots' versions, after the tip's, as roots too. */
+static int snapshot_roots(struct engine *E, struct marking *M)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < E->S.n; i++)
+		if ((rc = mark_root(M, E->S.f[i].v)) < 0)
+			return rc;
+	return 0;
+}
+
+/* The result: the tip's text files and their lines, by path. */
+static int collect_result(struct blame_result *res, struct tipfile *tips,
+			  size_t ntips)
+{
+	size_t i;
+
 	res->files = calloc(ntips ? ntips : 1, sizeof(*res->files));
-	if (!res->files) {
-		rc = error_oom();
-		goto done;
-	}
+	if (!res->files)
+		return error_oom();
 	for (i = 0; i < ntips; i++) {
 		struct blame_file *f;
 		struct version *v = tips[i].v;
@@ -2321,35 +2584,134 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 		f->nlines = v->nlines;
 		f->lines = malloc((v->nlines ? v->nlines : 1) *
 				  sizeof(*f->lines));
-		if (!f->lines) {
-			rc = error_oom();
-			goto done;
-		}
+		if (!f->lines)
+			return error_oom();
 		memcpy(f->lines, v->lines, v->nlines * sizeof(*f->lines));
 		res->nlines += v->nlines;
 	}
 	qsort(res->files, res->nfiles, sizeof(*res->files), file_cmp);
+	return 0;
+}
+
+static void engine_release(struct engine *E)
+{
+	uint32_t c;
+
+	snapset_release(&E->S, &E->pool);
+	if (E->roots) {
+		for (c = 0; c < E->h->n; c++)
+			node_decref(&E->pool, E->roots[c]);
+	}
+	pool_free(&E->pool);
+	free(E->roots);
+	free(E->children_left);
+	free(E->pend);
+	free(E->path);
+	rename_detector_free(E->rd);
+}
+
+static int engine_init(struct engine *E, struct repository *repo,
+		       const struct history *h,
+		       const struct blame_options *opts)
+{
+	uint32_t c;
+	int rc;
+
+	memset(E, 0, sizeof(*E));
+	E->repo = repo;
+	E->h = h;
+	E->opts = opts;
+	if (!h->n)
+		return error_set("empty history");
+	E->roots = calloc(h->n, sizeof(*E->roots));
+	E->children_left = malloc(h->n * sizeof(*E->children_left));
+	if (!E->roots || !E->children_left)
+		return error_oom();
+	if ((rc = rename_detector_new(&E->rd, repo->git)) < 0)
+		return rc;
+	rename_detector_set_missing_hint(E->rd, repo->missing_hint);
+	rename_detector_use_odb(E->rd, repo->odb);
+	for (c = 0; c < h->n; c++)
+		E->children_left[c] = h->commits[c].nchildren;
+	return snapset_init(E);
+}
+
+int blame_tree(struct blame_result **out, struct repository *repo,
+	       const struct history *h, const struct blame_options *opts)
+{
+	struct engine E;
+	struct blame_result *res = NULL;
+	struct tipfile *tips = NULL;
+	struct marking M = { 0 };
+	size_t ntips = 0, i;
+	struct timespec t0;
+	struct reader R = { 0 };
+	struct evaluation X = { 0 };
+	struct odb_stats st;
+	int rc = 0;
+
+	*out = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((rc = engine_init(&E, repo, h, opts)) < 0)
+		goto done;
+	if (!(res = calloc(1, sizeof(*res)))) {
+		rc = error_oom();
+		goto done;
+	}
+	reader_start(&R, &E);
+	res->walk_cache = R.cache_bound;
+	rc = walk_all(&E, &R);
+	reader_stop(&R);
+	odb_set_cache_limit(repo->odb, 0);
+	if (rc < 0)
+		goto done;
+	rename_detector_free(E.rd);
+	E.rd = NULL;
+	res->seconds_walk = elapsed(&t0);
+	/* Keep the text files; mark what they need. */
+	/*
+	 * The tip's files first: each one's run then holds all of its
+	 * history, as the pack's delta chains do; the snapshots' files add
+	 * runs of what the tip does not need (files deleted since).
+	 */
+	if ((rc = tip_roots(&E, &R, &M, &tips, &ntips)) < 0 ||
+	    (rc = mark_needed(&M)) < 0 ||
+	    (rc = snapset_finish(&E, res)) < 0 ||
+	    (rc = snapshot_roots(&E, &M)) < 0 ||
+	    (rc = mark_needed(&M)) < 0)
+		goto done;
+	/*
+	 * Stages 2 and 3, the diffs in depth-first order: a version's
+	 * origin is usually the next one diffed.
+	 */
+	res->nversions = M.n;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((rc = evaluation_plan(&X, M.list, M.n, E.seq)) < 0)
+		goto done;
+	X.S = &E.S;
+	X.opts = opts;
+	if ((rc = diff_all(&E, M.list, M.n, M.runs, M.nruns, &X)) < 0)
+		goto done;
+	res->seconds_diff = elapsed(&t0);
+	odb_stats(&st, repo->odb);
+	res->nreads = st.reads;
+	res->ncached = st.hits;
+	res->nbuilt = st.built;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < M.n; i++)
+		res->ndiffs += M.list[i]->norigins;
+	res->nrenames = E.nrenames;
+	if ((rc = collect_result(res, tips, ntips)) < 0)
+		goto done;
 	res->seconds_eval = elapsed(&t0);
 done:
 	for (i = 0; i < ntips; i++)
 		free(tips[i].path);
 	free(tips);
-	free(list);
-	free(stack);
-	free(runs);
-	free(text);
+	marking_release(&M);
 	reader_free(&R);
 	evaluation_free(&X);
-	if (E.roots) {
-		for (c = 0; c < h->n; c++)
-			node_decref(&E.pool, E.roots[c]);
-	}
-	pool_free(&E.pool);
-	free(E.roots);
-	free(E.children_left);
-	free(E.pend);
-	free(E.path);
-	rename_detector_free(E.rd);
+	engine_release(&E);
 	if (rc < 0)
 		blame_result_free(res);
 	else

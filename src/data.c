@@ -21,6 +21,7 @@
 
 #include "strata/error.h"
 #include "strata/releases.h"
+#include "strata/snapshots.h"
 
 /* RFC 4180: records end with CRLF. */
 #define EOL "\r\n"
@@ -292,38 +293,7 @@ static void json_by_release(FILE *f, const struct tally *t,
 
 /* --- what is shared by several files ------------------------------------ */
 
-/*
- * The tag that stands for a release: its first tag without a pre-release
- * suffix (v2.6.33 rather than v2.6.33-rc1, and rather than a later
- * v2.6.33.1 folded in by --group), or its latest tag when it has only
- * pre-releases. NULL for a release without tags.
- */
-static int main_tag(const struct release_tag **out, const struct release *rel)
-{
-	static const struct releases_options defaults = { NULL, NULL };
-
-	*out = NULL;
-	if (!rel || !rel->ntags)
-		return 0;
-	for (size_t i = 0; i < rel->ntags; i++) {
-		char *name;
-		int rc, final;
-
-		rc = releases_name_for_tag(&name, &defaults,
-					   rel->tags[i].name);
-		if (rc)
-			return rc;
-		final = !strcmp(name, rel->tags[i].name);
-		free(name);
-		if (final) {
-			*out = &rel->tags[i];
-			return 0;
-		}
-	}
-	*out = &rel->tags[rel->ntags - 1];
-	return 0;
-}
-
+/* Each release's standing tag (releases.h), or NULL. */
 static int main_tags(const struct release_tag ***out, const struct tally *t)
 {
 	const struct release_tag **v = calloc(t->nreleases + 1, sizeof(*v));
@@ -331,14 +301,9 @@ static int main_tags(const struct release_tag ***out, const struct tally *t)
 	*out = NULL;
 	if (!v)
 		return error_oom();
-	for (size_t r = 0; r < t->nreleases; r++) {
-		int rc = main_tag(&v[r], t->releases[r].release);
-
-		if (rc) {
-			free(v);
-			return rc;
-		}
-	}
+	for (size_t r = 0; r < t->nreleases; r++)
+		v[r] = t->releases[r].release ?
+		       t->releases[r].release->standing : NULL;
 	*out = v;
 	return 0;
 }
@@ -441,6 +406,96 @@ static int write_untouched_csv(const char *dir, const struct tally *t)
 		fprintf(o.f, ",%" PRIu64 EOL, t->files[i].lines);
 	}
 	return out_close(&o, 0);
+}
+
+/* --- the history (snapshots.h) ------------------------------------------ */
+
+static int write_history_csv(const char *dir, const struct tally *t,
+			     const struct snapshots *s)
+{
+	struct out o;
+	int rc = out_open(&o, dir, "history.csv");
+
+	if (rc)
+		return rc;
+	fputs("snapshot,date,release,lines" EOL, o.f);
+	for (size_t k = 0; k < s->n; k++) {
+		char date[40];
+
+		iso_date(date, sizeof(date), s->list[k].date);
+		for (size_t r = 0; r < t->nreleases; r++) {
+			if (!s->list[k].by_release[r])
+				continue;
+			csv_str(o.f, s->list[k].name);
+			fprintf(o.f, ",%s,", date);
+			csv_str(o.f, t->releases[r].name);
+			fprintf(o.f, ",%" PRIu64 EOL, s->list[k].by_release[r]);
+		}
+	}
+	return out_close(&o, 0);
+}
+
+static int write_history_subsystems_csv(const char *dir,
+					const struct tally *t,
+					const struct snapshots *s)
+{
+	struct out o;
+	int rc = out_open(&o, dir, "history-subsystems.csv");
+
+	if (rc)
+		return rc;
+	fputs("snapshot,subsystem,release,lines" EOL, o.f);
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct snapshot_row *row = &s->rows[i];
+
+		csv_str(o.f, s->list[row->snapshot].name);
+		putc(',', o.f);
+		csv_str(o.f, s->subsystems[row->subsystem]);
+		putc(',', o.f);
+		csv_str(o.f, t->releases[row->release].name);
+		fprintf(o.f, ",%" PRIu64 EOL, row->lines);
+	}
+	return out_close(&o, 0);
+}
+
+static int write_survival_csv(const char *dir, const struct tally *t,
+			      const struct snapshots *s)
+{
+	struct out o;
+	int rc = out_open(&o, dir, "survival.csv");
+
+	if (rc)
+		return rc;
+	fputs("release,snapshot,date,lines,share" EOL, o.f);
+	for (size_t r = 0; r < t->nreleases; r++) {
+		size_t b = s->survival[r].base;
+
+		for (size_t k = b; b != SNAPSHOT_NONE && k < s->n; k++) {
+			char date[40], share[32];
+			uint64_t n = s->list[k].by_release[r];
+
+			iso_date(date, sizeof(date), s->list[k].date);
+			percent(share, sizeof(share), n,
+				s->list[b].by_release[r]);
+			csv_str(o.f, t->releases[r].name);
+			putc(',', o.f);
+			csv_str(o.f, s->list[k].name);
+			fprintf(o.f, ",%s,%" PRIu64 ",%s" EOL, date, n, share);
+		}
+	}
+	return out_close(&o, 0);
+}
+
+static int write_history(const char *dir, const struct tally *t)
+{
+	int rc;
+
+	if (!t->history)
+		return 0;
+	if ((rc = write_history_csv(dir, t, t->history)) < 0 ||
+	    (rc = write_history_subsystems_csv(dir, t, t->history)) < 0)
+		return rc;
+	return write_survival_csv(dir, t, t->history);
 }
 
 static void json_head(FILE *f, const struct tally *t,
@@ -566,6 +621,79 @@ static void json_dirs(FILE *f, const struct tally *t)
 	fputs(t->ndirs ? "\n  ],\n" : "],\n", f);
 }
 
+/* Days with one decimal, without printf's locale-dependent %f. */
+static void days(char *buf, size_t size, double d)
+{
+	long long tenths = isfinite(d) && d > 0 ? llround(d * 10.0) : 0;
+
+	snprintf(buf, size, "%lld.%lld", tenths / 10, tenths % 10);
+}
+
+static void json_snapshots(FILE *f, const struct tally *t,
+			   const struct snapshots *s)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+
+	for (size_t k = 0; k < s->n; k++) {
+		const struct snapshot *p = &s->list[k];
+
+		fputs(k ? ",\n      {" : "\n      {", f);
+		json_field(f, "name", p->name);
+		fputs(", ", f);
+		json_date(f, "date", p->date, 1);
+		git_oid_tostr(hex, sizeof(hex), &p->oid);
+		fprintf(f, ", \"commit\": \"%s\", ", hex);
+		json_opt_str(f, "release", p->release == SNAPSHOT_NONE ? NULL :
+			     t->releases[p->release].name);
+		fprintf(f, ", \"rev\": %s, \"lines\": %" PRIu64
+			", \"releases\": ", bool_str(p->is_rev), p->lines);
+		json_by_release(f, t, p->by_release);
+		putc('}', f);
+	}
+}
+
+static void json_survival(FILE *f, const struct tally *t,
+			  const struct snapshots *s)
+{
+	int first = 1;
+
+	for (size_t r = 0; r < t->nreleases; r++) {
+		const struct snapshot_survival *sv = &s->survival[r];
+		char d[32];
+
+		if (sv->base == SNAPSHOT_NONE)
+			continue;
+		fputs(first ? "\n      {" : ",\n      {", f);
+		first = 0;
+		json_field(f, "release", t->releases[r].name);
+		fputs(", ", f);
+		json_field(f, "snapshot", s->list[sv->base].name);
+		days(d, sizeof(d), sv->half_life_days);
+		fprintf(f, ", \"lines\": %" PRIu64 ", \"half_life_days\": %s}",
+			s->list[sv->base].by_release[r],
+			sv->has_half_life ? d : "null");
+	}
+	fputs(first ? "]" : "\n    ]", f);
+}
+
+/* "history": the snapshots and the half-lives, or null. */
+static void json_history(FILE *f, const struct tally *t)
+{
+	const struct snapshots *s = t->history;
+
+	if (!s) {
+		fputs(",\n  \"history\": null", f);
+		return;
+	}
+	fprintf(f, ",\n  \"history\": {\n    \"when\": \"%s\",\n"
+		"    \"snapshots\": [", snapshots_when_name(s->when));
+	json_snapshots(f, t, s);
+	fputs(s->n ? "\n    ],\n    \"survival\": [" :
+		     "],\n    \"survival\": [", f);
+	json_survival(f, t, s);
+	fputs("\n  }", f);
+}
+
 static void json_untouched(FILE *f, const struct tally *t)
 {
 	int first = 1;
@@ -619,6 +747,7 @@ static int write_report_json(const char *dir, const struct tally *t,
 	json_files(o.f, t);
 	json_dirs(o.f, t);
 	json_untouched(o.f, t);
+	json_history(o.f, t);
 	json_run(o.f, info);
 	return out_close(&o, 0);
 }
@@ -638,6 +767,8 @@ int data_write(const char *dir, const struct tally *t,
 		rc = write_subsystems_csv(dir, t);
 	if (!rc)
 		rc = write_untouched_csv(dir, t);
+	if (!rc)
+		rc = write_history(dir, t);
 	if (!rc)
 		rc = write_report_json(dir, t, info, tags);
 	free(tags);

@@ -24,6 +24,7 @@
 #include "strata/releases.h"
 #include "strata/report.h"
 #include "strata/repository.h"
+#include "strata/snapshots.h"
 #include "strata/tally.h"
 
 enum command { CMD_BLAME, CMD_TABLE, CMD_REPORT };
@@ -44,6 +45,7 @@ struct options {
 	const char *out, *templates;
 	long chart_width, chart_height;
 	int dark;
+	enum snapshots_when history;
 };
 
 static const char usage_main[] =
@@ -79,6 +81,9 @@ static const char usage_main[] =
 	"  --include GLOB         tally only matching files (repeatable)\n"
 	"  --exclude GLOB         leave matching files out (repeatable)\n"
 	"  --depth N              directory levels tallied (default: 1)\n"
+	"  --history WHEN         snapshots for the history: releases, year,\n"
+	"                         quarter, month or none (report: releases;\n"
+	"                         table: none; with it the table shows them)\n"
 	"  --jobs N               threads (default: all cores)\n"
 	"  --quiet                no progress bar\n"
 	"  --verbose              print what the engine did, with timings\n"
@@ -229,6 +234,8 @@ static int parse_args(struct options *o, int argc, char **argv)
 			rc = v ? push(&o->exclude, v) : 0;
 		} else if (VALUE("--depth")) {
 			rc = v ? parse_long(&o->depth, "--depth", v, 1, 64) : 0;
+		} else if (VALUE("--history")) {
+			rc = v ? snapshots_parse_when(&o->history, v) : 0;
 		} else if (VALUE("--jobs")) {
 			rc = v ? parse_long(&o->jobs, "--jobs", v, 1, 64) : 0;
 		} else if (o->cmd == CMD_REPORT && VALUE("--out")) {
@@ -269,6 +276,9 @@ static int parse_args(struct options *o, int argc, char **argv)
 		if (rc < 0)
 			return rc;
 	}
+	if (o->history != SNAPSHOTS_NONE && o->cmd == CMD_BLAME)
+		return error_setc(STRATA_EUSAGE, "'--history' is only taken by "
+				  "'strata table' and 'strata report'");
 	if (o->paths.n && o->cmd != CMD_BLAME)
 		return error_setc(STRATA_EUSAGE,
 				  "paths after '--' are only taken by 'strata "
@@ -786,6 +796,104 @@ static void print_table(const struct tally *t, const struct report_info *in)
 	       (unsigned long long)t->untouched_lines);
 }
 
+/* "2010-02-24" */
+static void print_day(char *buf, size_t size, int64_t t)
+{
+	time_t when = (time_t)t;
+	struct tm tm;
+
+	snprintf(buf, size, "-");
+	if ((int64_t)when == t && gmtime_r(&when, &tm))
+		strftime(buf, size, "%Y-%m-%d", &tm);
+}
+
+/*
+ * The columns of the history table: at most 10, each a run of releases
+ * in release order (one release each when there are few).
+ */
+#define HISTORY_COLUMNS 10
+
+static size_t history_column(size_t r, size_t nrel)
+{
+	return nrel <= HISTORY_COLUMNS ? r : r * HISTORY_COLUMNS / nrel;
+}
+
+static void print_history_head(const struct tally *t, size_t ncols)
+{
+	size_t c, r;
+
+	printf("\nshare of the lines at each snapshot by the release that "
+	       "wrote them (%%)\n%-20s %-10s %12s", "snapshot", "date",
+	       "lines");
+	for (c = 0; c < ncols; c++) {
+		for (r = 0; history_column(r, t->nreleases) != c; r++)
+			;
+		printf(" %7.7s%s", t->releases[r].name,
+		       t->nreleases > HISTORY_COLUMNS ? "+" : " ");
+	}
+	putchar('\n');
+}
+
+static void print_history_row(const struct tally *t,
+			      const struct snapshot *p, size_t ncols)
+{
+	uint64_t col[HISTORY_COLUMNS] = {0};
+	char day[16];
+	size_t c, r;
+
+	for (r = 0; r < t->nreleases; r++)
+		col[history_column(r, t->nreleases)] += p->by_release[r];
+	print_day(day, sizeof(day), p->date);
+	printf("%-20s %-10s %12llu", p->name, day,
+	       (unsigned long long)p->lines);
+	for (c = 0; c < ncols; c++) {
+		if (!col[c])
+			printf(" %8s", "");
+		else
+			printf(" %8.1f", 100.0 * (double)col[c] /
+			       (double)p->lines);
+	}
+	putchar('\n');
+}
+
+static void print_survival(const struct tally *t, const struct snapshots *s)
+{
+	const struct snapshot *last = &s->list[s->n - 1];
+	size_t r;
+
+	printf("\n%-20s %-20s %12s %10s %10s\n", "release", "counted at",
+	       "lines then", "at last", "half-life");
+	for (r = 0; r < t->nreleases; r++) {
+		const struct snapshot_survival *sv = &s->survival[r];
+		char hl[32] = "-";
+
+		if (sv->base == SNAPSHOT_NONE)
+			continue;
+		if (sv->has_half_life)
+			snprintf(hl, sizeof(hl), "%.0f days",
+				 sv->half_life_days);
+		printf("%-20s %-20s %12llu %9.2f%% %10s\n", t->releases[r].name,
+		       s->list[sv->base].name,
+		       (unsigned long long)s->list[sv->base].by_release[r],
+		       snapshots_share(s, r, s->n - 1), hl);
+	}
+	printf("(\"at last\": share still there at %s)\n", last->name);
+}
+
+static void print_history(const struct tally *t, const struct snapshots *s)
+{
+	size_t ncols = t->nreleases < HISTORY_COLUMNS ? t->nreleases :
+		       HISTORY_COLUMNS, k;
+
+	print_history_head(t, ncols);
+	for (k = 0; k < s->n; k++)
+		print_history_row(t, &s->list[k], ncols);
+	if (t->nreleases > HISTORY_COLUMNS)
+		printf("(a column \"NAME+\" is that release and those after it, "
+		       "up to the next column's)\n");
+	print_survival(t, s);
+}
+
 /*
  * The heap on transparent huge pages. A run fills hundreds of megabytes
  * of fresh heap with objects and tables, and each 4 KiB page of it costs
@@ -872,6 +980,7 @@ static int run(struct options *o)
 	struct blame_result *b = NULL;
 	struct releases *rel = NULL;
 	struct tally *t = NULL;
+	struct snapshots *snap = NULL;
 	struct progress prog = {0};
 	struct blame_options bo = {0};
 	struct releases_options ro = {o->tags, o->group};
@@ -925,8 +1034,18 @@ static int run(struct options *o)
 	bo.want_payload = o;
 	bo.progress = prog.on ? progress_cb : NULL;
 	bo.progress_payload = &prog;
+	if (o->history != SNAPSHOTS_NONE) {
+		rc = snapshots_choose(&snap, h, rel, o->history, o->rev,
+				      o->include.n || o->exclude.n ? keep_path :
+				      NULL, o);
+		if (rc < 0)
+			goto done;
+		snapshots_engine_options(snap, &bo);
+	}
 	rc = blame_tree(&b, repo, h, &bo);
 	progress_end(&prog);
+	if (rc == 0 && snap)
+		rc = snapshots_finish(snap);
 	if (rc < 0)
 		goto done;
 	info.seconds_blame = seconds_since(&t1);
@@ -944,6 +1063,11 @@ static int run(struct options *o)
 			"%zu objects built from packs; a cache of %zu KiB for "
 			"the walk\n", b->nreads, b->ncached, b->nbuilt,
 			b->walk_cache >> 10);
+	if (o->verbose && snap)
+		fprintf(stderr, "strata: %zu snapshots (%s): %zu text files, "
+			"%zu distinct versions\n", snap->n,
+			snapshots_when_name(snap->when), b->nsnapshot_files,
+			b->nsnapshot_versions);
 	if (o->verbose)
 		print_heap_pages();
 	if (o->cmd == CMD_BLAME) {
@@ -956,6 +1080,7 @@ static int run(struct options *o)
 			 o->include.n || o->exclude.n ? keep_path : NULL, o);
 	if (rc < 0)
 		goto done;
+	t->history = snap;
 	if (!t->nfiles) {
 		rc = error_set("no text file at '%s'%s", o->rev,
 			       o->include.n || o->exclude.n ?
@@ -1003,6 +1128,8 @@ static int run(struct options *o)
 	info.seconds_total = seconds_since(&t0);
 	if (o->cmd == CMD_TABLE) {
 		print_table(t, &info);
+		if (snap)
+			print_history(t, snap);
 		if (h->nboundary)
 			printf("note: shallow clone: %zu commit%s cut off; "
 			       "their lines count as theirs\n", h->nboundary,
@@ -1023,6 +1150,7 @@ done:
 	free(ignore_hex);
 	free(ignore);
 	tally_free(t);
+	snapshots_free(snap);
 	releases_free(rel);
 	blame_result_free(b);
 	history_free(h);
@@ -1106,6 +1234,7 @@ int main(int argc, char **argv)
 	o.out = "output";
 	o.chart_width = 960;
 	o.chart_height = 480;
+	o.history = o.cmd == CMD_REPORT ? SNAPSHOTS_RELEASES : SNAPSHOTS_NONE;
 	heap_huge_pages(argv);
 	malloc_tune();
 	git_libgit2_init();

@@ -475,6 +475,37 @@ static int build(struct releases *r, struct collector *c, size_t nrel,
 	return 0;
 }
 
+/*
+ * Each release's standing tag: the first (in date order) whose name the
+ * default rule leaves whole, i.e. no pre-release; else the latest.
+ */
+static int set_standing(struct releases *r)
+{
+	struct namer def;
+	int rc;
+
+	if ((rc = namer_init(&def, NULL)) < 0)
+		return rc;
+	for (size_t i = 0; i < r->n && !rc; i++) {
+		struct release *rel = &r->list[i];
+
+		for (size_t j = 0; j < rel->ntags && !rel->standing; j++) {
+			char *name;
+
+			if ((rc = namer_name(&name, &def,
+					     rel->tags[j].name)) < 0)
+				break;
+			if (!strcmp(name, rel->tags[j].name))
+				rel->standing = &rel->tags[j];
+			free(name);
+		}
+		if (!rel->standing && rel->ntags)
+			rel->standing = &rel->tags[rel->ntags - 1];
+	}
+	namer_release(&def);
+	return rc;
+}
+
 int releases_compute(struct releases **out, struct repository *repo,
 		     const struct history *h,
 		     const struct releases_options *opts)
@@ -541,6 +572,8 @@ int releases_compute(struct releases **out, struct repository *repo,
 	}
 	r->nskipped = c.nskipped;
 	rc = build(r, &c, nrel, h);
+	if (!rc)
+		rc = set_standing(r);
 	if (rc)
 		goto done;
 	*out = r;

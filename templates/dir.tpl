@@ -35,6 +35,14 @@
 </div>
 </section>
 
+{{#HISTORY}}
+<section id="history">
+<h2>Over time</h2>
+{{>HISTORY_CHART}}
+<p>Every snapshot of the history, with the whole tree's, is on <a href="history.html">the history page</a>.</p>
+</section>
+{{/HISTORY}}
+
 {{#CHILDREN}}
 <section id="directories">
 <h2>Directories</h2>

@@ -11,6 +11,9 @@
 {{#NEWEST}}The newest release, {{NAME}}, wrote {{SHARE}}% of them.{{/NEWEST}}
 {{#UNRELEASED}}{{SHARE}}% ({{N_LINES}}) is newer than any release.{{/UNRELEASED}}
 {{#UNTOUCHED}}Untouched since {{FIRST}}: <a href="untouched.html">{{N_FILES}}</a> ({{N_LINES}}).{{/UNTOUCHED}}</p>
+{{#OVER_TIME}}
+<p class="over-time">Over time: at {{MID}}, {{MID_SHARE}}% of the code dated back to {{FIRST}}; at {{LAST}}, {{LAST_SHARE}}%. <a href="history.html">The history, release by release</a>.</p>
+{{/OVER_TIME}}
 
 <section id="releases">
 <h2>Lines by release</h2>
@@ -83,6 +86,11 @@
 <li><a href="data/subsystems.csv">subsystems.csv</a>: lines per top-level directory and release</li>
 <li><a href="data/files.csv">files.csv</a>: lines per file and release</li>
 <li><a href="data/untouched.csv">untouched.csv</a>: files untouched since {{FIRST}}</li>
+{{#HISTORY_DATA}}
+<li><a href="data/history.csv">history.csv</a>: lines per release at each snapshot of the history</li>
+<li><a href="data/history-subsystems.csv">history-subsystems.csv</a>: the same per top-level directory</li>
+<li><a href="data/survival.csv">survival.csv</a>: each release's lines at its own snapshot and every later one</li>
+{{/HISTORY_DATA}}
 </ul>
 <table class="charts">
 <caption>Charts, for articles and print</caption>

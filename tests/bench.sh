@@ -1,5 +1,6 @@
 #!/bin/bash
 # make bench REPO=... REV=... [JOBS=N] [SAMPLE=K] [RUNS=R]
+#            [HISTORY=WHEN [OPTS='--tags ...']]
 #
 # Times `strata blame` against per-file `git blame` with the same number of
 # jobs (the way such studies were done before), and `git log -p` over the
@@ -31,6 +32,47 @@ secs() { echo "$2 - $1" | bc; }
 echo "repository: $repo at $rev, $jobs jobs"
 commit=$(git -C "$repo" rev-parse --verify "$rev^{commit}")
 echo "commits: $(git -C "$repo" rev-list --count "$commit")"
+
+# HISTORY=WHEN: the cost of the history. `strata report --history WHEN`
+# against `--history none`, runs taken in turn, with OPTS (--tags ...)
+# for both; the median time and the highest peak memory of each.
+if [ -n "${HISTORY:-}" ]; then
+	read -ra opts <<<"${OPTS:-}"
+	: > "$tmp/t.none"
+	: > "$tmp/t.with"
+	m_none=0
+	m_with=0
+	for r in $(seq "$runs"); do
+		for mode in none with; do
+			h=none
+			[ $mode = with ] && h=$HISTORY
+			rm -rf "$tmp/out"
+			t0=$(now)
+			/usr/bin/time -f '%M' -o "$tmp/mem" "$strata" report \
+				"$repo" --rev "$commit" --jobs "$jobs" --quiet \
+				--out "$tmp/out" --history "$h" "${opts[@]}"
+			t1=$(now)
+			secs "$t0" "$t1" >> "$tmp/t.$mode"
+			m=$(tail -n 1 "$tmp/mem")
+			if [ $mode = none ] && [ "$m" -gt "$m_none" ]; then m_none=$m; fi
+			if [ $mode = with ] && [ "$m" -gt "$m_with" ]; then m_with=$m; fi
+		done
+	done
+	snaps=$(python3 -c 'import json, sys
+print(len(json.load(open(sys.argv[1]))["history"]["snapshots"]))' \
+		"$tmp/out/data/report.json")
+	median() { sort -n "$1" | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'; }
+	t_none=$(median "$tmp/t.none")
+	t_with=$(median "$tmp/t.with")
+	printf '%-36s %8.2f s %6.0f MiB\n' "report --history none" "$t_none" \
+		"$(echo "$m_none / 1024" | bc -l)" \
+		"report --history $HISTORY ($snaps snapshots)" "$t_with" \
+		"$(echo "$m_with / 1024" | bc -l)"
+	printf 'the history costs %.2fx the time and %.2fx the peak memory\n' \
+		"$(echo "$t_with / $t_none" | bc -l)" \
+		"$(echo "$m_with / $m_none" | bc -l)"
+	exit 0
+fi
 
 # strata, RUNS times: the median time, the highest peak resident memory.
 : > "$tmp/times"

@@ -13,7 +13,8 @@ unit_setup t-chart
 command -v xmllint >/dev/null || fail "xmllint not found (libxml2-utils)"
 
 unit_build "$tmp/chart_test" "cairo pangocairo libpng libgit2" \
-	tests/unit/chart_test.c src/chart.c src/error.c src/tally.c
+	tests/unit/chart_test.c src/chart.c src/error.c src/tally.c \
+	src/snapshots.c -pthread
 
 # The checks; the library must print nothing.
 mkdir "$tmp/check"

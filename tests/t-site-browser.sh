@@ -20,8 +20,10 @@ browse() {
 		out/index.html@1280 out/index.html@390 \
 		out/dir-src.html@1280 out/dir-src.html@390 \
 		out/dir-_3csvg_20onload_3dalert_281_29_3e.html@1280 \
-		out/untouched.html@1280 out/releases.html@1280
-	for shot in index-1280 index-390 dir-src-1280 dir-src-390; do
+		out/untouched.html@1280 out/releases.html@1280 \
+		out/history.html@1280 out/history.html@390
+	for shot in index-1280 index-390 dir-src-1280 dir-src-390 history-1280 \
+		history-390; do
 		[ "$(head -c 8 "shots/$shot.png" | od -An -tx1 | tr -d ' ')" = \
 			89504e470d0a1a0a ] || { echo "no screenshot $shot"; return 1; }
 	done

@@ -18,6 +18,14 @@
 #include "strata/history.h"
 #include "strata/repository.h"
 
+/* Where a file version stands among the snapshots (blame_options). */
+struct blame_snapshot_file {
+	uint32_t snapshot;        /* index into blame_options.snapshots */
+	uint32_t key;             /* from snapshot_key() */
+};
+
+#define BLAME_SNAPSHOT_SKIP UINT32_MAX
+
 struct blame_options {
 	int ignore_whitespace;          /* -w */
 	const git_oid *ignore;          /* --ignore-rev(s): sorted, unique */
@@ -33,6 +41,33 @@ struct blame_options {
 	void (*progress)(const char *stage, size_t done, size_t total,
 			 void *payload);
 	void *progress_payload;
+	/*
+	 * Snapshots: history indices of commits whose every text file is
+	 * blamed too, exactly as `git blame SNAPSHOT` would (same options),
+	 * in the same pass. snapshots[i] is snapshot i; the tip and repeated
+	 * commits may be among them. Without snapshot_lines, none is taken.
+	 */
+	const uint32_t *snapshots;
+	size_t nsnapshots;
+	/*
+	 * The caller's key for a file of snapshot `snapshot` (a regular
+	 * file that want_path keeps), or BLAME_SNAPSHOT_SKIP to leave it out.
+	 * Called on the calling thread, during the walk. Optional: without
+	 * it every key is 0.
+	 */
+	int (*snapshot_key)(uint32_t *key, const char *path, size_t snapshot,
+			    void *payload);
+	/*
+	 * The lines of a text file version (history index of each line's
+	 * commit, as in struct blame_file) and every (snapshot, key) where
+	 * it stands. Called once per version, from any of the diff threads
+	 * and concurrently; `lines` and `at` are borrowed for the call.
+	 * A negative return stops the blame with that error.
+	 */
+	int (*snapshot_lines)(const uint32_t *lines, uint32_t nlines,
+			      const struct blame_snapshot_file *at, size_t nat,
+			      void *payload);
+	void *snapshot_payload;
 };
 
 struct blame_file {
@@ -56,6 +91,8 @@ struct blame_result {
 	/* object reads: in all, from the cache, built from the packs */
 	size_t nreads, ncached, nbuilt;
 	size_t walk_cache;        /* the object cache's bound in the walk */
+	size_t nsnapshot_files;   /* text files of all snapshots */
+	size_t nsnapshot_versions;  /* distinct versions among them */
 };
 
 /*

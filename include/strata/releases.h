@@ -29,6 +29,13 @@ struct release {
 	size_t ntags;
 	int64_t first_date, last_date; /* 0 for the unreleased bucket */
 	uint64_t commits;     /* commits of the history in this release */
+	/*
+	 * The tag that stands for the release (in releases.csv, the pages
+	 * and the history's snapshots): its first tag without a pre-release
+	 * suffix, else its latest; NULL for the unreleased bucket. Points
+	 * into `tags`.
+	 */
+	const struct release_tag *standing;
 	unsigned unreleased:1;
 };
 

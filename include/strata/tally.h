@@ -12,6 +12,8 @@
 #include "strata/blame.h"
 #include "strata/releases.h"
 
+struct snapshots;
+
 struct tally_release {
 	const char *name;        /* borrowed from struct releases */
 	const struct release *release;
@@ -55,6 +57,8 @@ struct tally {
 	size_t nuntouched;
 	uint64_t untouched_lines;
 	unsigned depth;                 /* directory levels tallied (>= 1) */
+	/* The snapshots of the history, or NULL (borrowed; snapshots.h). */
+	const struct snapshots *history;
 };
 
 /* Keep a file in the tally? (--include/--exclude); NULL keeps all. */

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "strata/data.h"
+#include "strata/snapshots.h"
 #include "strata/error.h"
 #include "strata/releases.h"
 
@@ -80,10 +81,10 @@ static struct release_tag tags20[] = {
 	{ "v2.0-rc1", T_RC2A, 6 }, { "v2.0-rc2", T_RC2B, 9 },
 };
 static struct release rels[] = {
-	{ "v1.0", tags10, 2, T_RC1, T_V10, 3, 0 },
-	{ "v1,1", tags11, 1, T_V11, T_V11, 2, 0 },
-	{ "v2.0", tags20, 2, T_RC2A, T_RC2B, 5, 0 },
-	{ "unreleased", NULL, 0, 0, 0, 1, 1 },
+	{ "v1.0", tags10, 2, T_RC1, T_V10, 3, &tags10[1], 0 },
+	{ "v1,1", tags11, 1, T_V11, T_V11, 2, &tags11[0], 0 },
+	{ "v2.0", tags20, 2, T_RC2A, T_RC2B, 5, &tags20[1], 0 },
+	{ "unreleased", NULL, 0, 0, 0, 1, NULL, 1 },
 };
 
 /* lines per release: v1.0, "v1,1", v2.0, unreleased */
@@ -123,7 +124,7 @@ static struct tally_dir tdirs[] = {
 };
 
 static struct tally tally = {
-	trels, 4, 16, tfiles, 6, tdirs, 4, 2, 5, 2,
+	trels, 4, 16, tfiles, 6, tdirs, 4, 2, 5, 2, NULL,
 };
 
 static const char *const ignore[] = {
@@ -281,7 +282,8 @@ static const char report_json[] =
 "    {\"path\": \"Makefile\", \"lines\": 3},\n"
 "    {\"path\": \"dir/\\ufffdt\\ufffd.c\", "
 "\"path_bytes\": \"6469722fe974e92e63\", \"lines\": 2}\n"
-"  ]";
+"  ],\n"
+"  \"history\": null";
 
 static const char run_json[] =
 ",\n"
@@ -300,8 +302,8 @@ static struct release_tag tags_s[] = {
 	{ "3.0a", 200, 1 }, { "3.0a1", 300, 1 },
 };
 static struct release rels2[] = {
-	{ "3.0", tags_r, 1, 100, 100, 1, 0 },
-	{ "3.0a", tags_s, 2, 200, 300, 1, 0 },
+	{ "3.0", tags_r, 1, 100, 100, 1, &tags_r[0], 0 },
+	{ "3.0a", tags_s, 2, 200, 300, 1, &tags_s[0], 0 },
 };
 static uint64_t g_all[] = { 1, 31 };
 static struct tally_release trels2[] = {
@@ -309,12 +311,70 @@ static struct tally_release trels2[] = {
 	{ "3.0a", &rels2[1], 31, 96.875, 0 },
 };
 static struct tally_dir tdirs2[] = { { "", 0, 0, 32, g_all, 0, 0, 3.125 } };
-static struct tally tally2 = { trels2, 2, 32, NULL, 0, tdirs2, 1, 0, 0, 1 };
+static struct tally tally2 = { trels2, 2, 32, NULL, 0, tdirs2, 1, 0, 0, 1, NULL };
 
 static const char releases2_csv[] =
 	"release,tag,date,commits,lines,share" EOL
 	"3.0,3.0-rc,1970-01-01T00:01:40Z,1,1,3.13" EOL
 	"3.0a,3.0a,1970-01-01T00:03:20Z,1,31,96.88" EOL;
+
+/* --- a history: two snapshots, names that need quoting ------------------ */
+
+static uint64_t s0_by[] = { 6, 0, 0, 0 };
+static uint64_t s1_by[] = { 2, 4, 0, 1 };
+static struct snapshot snaps[] = {
+	{ "v1.0", T_V10, 3, { { 0xab } }, 0, 0, 6, s0_by },
+	{ "HEAD,x", T_V11, 7, { { 0xcd } }, SNAPSHOT_NONE, 1, 7, s1_by },
+};
+static char sub_dot[] = ".", sub_dir[] = "d,ir";
+static char *subs[] = { sub_dot, sub_dir };
+static struct snapshot_row srows[] = {
+	{ 0, 0, 0, 5 }, { 0, 1, 0, 1 },
+	{ 1, 0, 0, 2 }, { 1, 0, 1, 3 }, { 1, 1, 1, 1 }, { 1, 1, 3, 1 },
+};
+static struct snapshot_survival surv[] = {
+	{ 0, 1, 404.55 }, { SNAPSHOT_NONE, 0, 0 }, { SNAPSHOT_NONE, 0, 0 },
+	{ SNAPSHOT_NONE, 0, 0 },
+};
+static struct snapshots history = {
+	SNAPSHOTS_RELEASES, snaps, 2, 4, subs, 2, srows, 6, surv, NULL,
+};
+
+static const char history_csv[] =
+	"snapshot,date,release,lines" EOL
+	"v1.0,2010-02-24T18:52:17Z,v1.0,6" EOL
+	"\"HEAD,x\",2010-03-31T01:46:40Z,v1.0,2" EOL
+	"\"HEAD,x\",2010-03-31T01:46:40Z,\"v1,1\",4" EOL
+	"\"HEAD,x\",2010-03-31T01:46:40Z,unreleased,1" EOL;
+
+static const char history_subsystems_csv[] =
+	"snapshot,subsystem,release,lines" EOL
+	"v1.0,.,v1.0,5" EOL
+	"v1.0,\"d,ir\",v1.0,1" EOL
+	"\"HEAD,x\",.,v1.0,2" EOL
+	"\"HEAD,x\",.,\"v1,1\",3" EOL
+	"\"HEAD,x\",\"d,ir\",\"v1,1\",1" EOL
+	"\"HEAD,x\",\"d,ir\",unreleased,1" EOL;
+
+static const char survival_csv[] =
+	"release,snapshot,date,lines,share" EOL
+	"v1.0,v1.0,2010-02-24T18:52:17Z,6,100.00" EOL
+	"v1.0,\"HEAD,x\",2010-03-31T01:46:40Z,2,33.33" EOL;
+
+static const char history_json[] =
+	",\n  \"history\": {\n    \"when\": \"releases\",\n"
+	"    \"snapshots\": [\n"
+	"      {\"name\": \"v1.0\", \"date\": \"2010-02-24T18:52:17Z\", "
+	"\"commit\": \"ab00000000000000000000000000000000000000\", "
+	"\"release\": \"v1.0\", \"rev\": false, \"lines\": 6, "
+	"\"releases\": {\"v1.0\": 6}},\n"
+	"      {\"name\": \"HEAD,x\", \"date\": \"2010-03-31T01:46:40Z\", "
+	"\"commit\": \"cd00000000000000000000000000000000000000\", "
+	"\"release\": null, \"rev\": true, \"lines\": 7, "
+	"\"releases\": {\"v1.0\": 2, \"v1,1\": 4, \"unreleased\": 1}}\n"
+	"    ],\n    \"survival\": [\n"
+	"      {\"release\": \"v1.0\", \"snapshot\": \"v1.0\", \"lines\": 6, "
+	"\"half_life_days\": 404.6}\n    ]\n  }\n}\n";
 
 static int write_into(const char *base, const char *sub,
 		      const struct tally *t, const struct report_info *in)
@@ -428,6 +488,24 @@ int main(int argc, char **argv)
 		expect_file(dir, "files.csv", files_csv);
 	}
 
+	/* e: the history's files, and report.json's "history" */
+	info.reproducible = 1;
+	tally.history = &history;
+	if (!write_into(argv[1], "e", &tally, &info)) {
+		snprintf(dir, sizeof(dir), "%s/e", argv[1]);
+		expect_file(dir, "history.csv", history_csv);
+		expect_file(dir, "history-subsystems.csv",
+			    history_subsystems_csv);
+		expect_file(dir, "survival.csv", survival_csv);
+		snprintf(dir, sizeof(dir), "%s/e/report.json", argv[1]);
+		a = slurp(dir, &la);
+		CHECK(a && la > strlen(history_json) &&
+		      !strcmp(a + la - strlen(history_json), history_json),
+		      "report.json's history: %s", a ? a : "(none)");
+		free(a);
+	}
+	tally.history = NULL;
+
 	/* d: rounding half up, no files, default --tags, a --group */
 	info.reproducible = 1;
 	info.tags_ere = NULL;
@@ -442,8 +520,8 @@ int main(int argc, char **argv)
 		snprintf(dir, sizeof(dir), "%s/d/report.json", argv[1]);
 		a = slurp(dir, &la);
 		CHECK(a && strstr(a, "\"files\": [],\n"), "empty files array");
-		CHECK(a && strstr(a, "\"untouched\": []\n}\n"),
-		      "empty untouched array");
+		CHECK(a && strstr(a, "\"untouched\": [],\n  \"history\": null\n}\n"),
+		      "empty untouched array, then no history");
 		CHECK(a && strstr(a, "\"group\": \"([0-9.]+[a-z]?).*\""),
 		      "group in report.json");
 		/* the default expression is spelled out */

@@ -1,0 +1,111 @@
+/*
+ * snapshots: how old the code was at every release, and how long each
+ * release's lines live.
+ *
+ * A snapshot is a commit of REV's history whose whole composition is
+ * wanted: every line of every text file attributed exactly as `git blame
+ * SNAPSHOT` attributes it (the same options as REV's), and its commit
+ * mapped to a release with REV's release map. The blame engine computes
+ * them in its one pass (blame.h, blame_options.snapshots): this module
+ * chooses the snapshots, tallies the lines it is handed, and derives
+ * survival from the matrix. docs/history.md describes it.
+ */
+#ifndef STRATA_SNAPSHOTS_H
+#define STRATA_SNAPSHOTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strata/blame.h"
+#include "strata/history.h"
+#include "strata/releases.h"
+
+/* --history WHEN */
+enum snapshots_when {
+	SNAPSHOTS_NONE,
+	SNAPSHOTS_RELEASES,  /* each release's standing tag, then REV */
+	SNAPSHOTS_YEAR,      /* the last commit before each boundary ... */
+	SNAPSHOTS_QUARTER,   /* ... of REV's first-parent chain (UTC) */
+	SNAPSHOTS_MONTH
+};
+
+/* STRATA_EUSAGE for a word that is not one of the above. */
+int snapshots_parse_when(enum snapshots_when *out, const char *word);
+
+/* "none", "releases", "year", "quarter" or "month" (static). */
+const char *snapshots_when_name(enum snapshots_when when);
+
+#define SNAPSHOT_NONE ((size_t)-1)
+
+struct snapshot {
+	char *name;          /* tag name, REV as given, or YYYY-MM-DD (owned) */
+	int64_t date;        /* tag date, REV's commit date, or the boundary */
+	uint32_t commit;     /* history index */
+	git_oid oid;         /* that commit */
+	size_t release;      /* the release it stands for, or SNAPSHOT_NONE */
+	unsigned is_rev:1;   /* REV's own (the last) */
+	uint64_t lines;      /* every line counted */
+	uint64_t *by_release; /* nreleases counts (owned) */
+};
+
+/* Lines of one release in one subsystem at one snapshot (> 0). */
+struct snapshot_row {
+	uint32_t snapshot, subsystem, release;
+	uint64_t lines;
+};
+
+/* How a release's lines fared after its own snapshot. */
+struct snapshot_survival {
+	size_t base;         /* where its lines count in full, or SNAPSHOT_NONE */
+	int has_half_life;   /* its share fell below 50% */
+	double half_life_days;
+};
+
+struct snapshots {
+	enum snapshots_when when;
+	struct snapshot *list;   /* in date order, REV last */
+	size_t n;
+	size_t nreleases;        /* as in the release map */
+	char **subsystems;       /* top-level directories, "." the root's
+				    files; sorted bytewise (owned) */
+	size_t nsubsystems;
+	struct snapshot_row *rows;  /* by snapshot, subsystem, release */
+	size_t nrows;
+	struct snapshot_survival *survival;  /* per release */
+	struct snapshots_state *state;       /* private */
+};
+
+/* Keep a file? (the tally's --include/--exclude); NULL keeps all. */
+typedef int (*snapshots_filter_fn)(const char *path, void *payload);
+
+/*
+ * Choose the snapshots of history `h` (its tip is REV, named `rev`) for
+ * `when` (not SNAPSHOTS_NONE). `rel` must outlive *out. *out is the
+ * caller's, freed with snapshots_free().
+ */
+int snapshots_choose(struct snapshots **out, const struct history *h,
+		     const struct releases *rel, enum snapshots_when when,
+		     const char *rev, snapshots_filter_fn keep,
+		     void *keep_payload);
+
+/*
+ * Point the engine's options at the snapshots: it then hands their lines
+ * to `s` while it blames. `s` must outlive the blame.
+ */
+void snapshots_engine_options(struct snapshots *s, struct blame_options *o);
+
+/*
+ * After the blame: sort what was counted into list[].by_release, rows
+ * and subsystems, and compute survival. Call once.
+ */
+int snapshots_finish(struct snapshots *s);
+
+/*
+ * Share in percent (0 to 100 and beyond) of release r's lines at
+ * snapshot k, of its lines at its base snapshot; -1 if it has none.
+ */
+double snapshots_share(const struct snapshots *s, size_t r, size_t k);
+
+void snapshots_free(struct snapshots *s);
+
+#endif

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Check a report's history files against git itself.
+
+    history-check.py REPO REPORT [--first-parent] [-w] [--ignore-rev REV]...
+
+REPORT is a directory `strata report` wrote. For every snapshot listed in
+REPORT/data/report.json, every text file at the snapshot's commit is blamed
+with `git blame --porcelain` (the same options), each line's commit is
+mapped to a release the way docs/releases.md says (the earliest-dated
+matching tag that contains it, among the tags the report's REV contains;
+release names with the default rule), and the counts must equal the rows
+of history.csv and history-subsystems.csv. survival.csv and the
+half-lives in report.json are then recomputed from those counts.
+
+Tags are assumed to match the default --tags expression (the tests use
+plain version tags). Prints what differs and exits 1, or prints a summary.
+"""
+import csv
+import datetime
+import json
+import re
+import subprocess
+import sys
+from collections import Counter, defaultdict
+
+PRE = re.compile(r"^(.*[0-9][A-Za-z]?)([-_.]?(rc|RC|alpha|beta|pre)"
+                 r"([-_.]?[0-9]+)?|[ab][0-9]+)$")
+
+
+def git(repo, *args, binary=False):
+    out = subprocess.run(["git", "-C", repo, *args], check=True,
+                         capture_output=True).stdout
+    return out if binary else out.decode()
+
+
+def release_name(tag):
+    m = PRE.match(tag)
+    return m.group(1) if m else tag
+
+
+def release_map(repo, rev, first_parent):
+    """commit -> release name, and each tag's date."""
+    fp = ["--first-parent"] if first_parent else []
+    history = set(git(repo, "rev-list", *fp, rev).split())
+    tags = []
+    for line in git(repo, "for-each-ref", "refs/tags",
+                    "--format=%(refname:strip=2) %(creatordate:unix) "
+                    "%(*objectname)%(objectname)").splitlines():
+        name, date, obj = line.split(" ")
+        commit = git(repo, "rev-parse", name + "^{commit}").strip()
+        if commit in history:
+            tags.append((int(date), name, commit))
+    tags.sort()
+    of = {}
+    for date, name, commit in tags:
+        for c in git(repo, "rev-list", *fp, commit).split():
+            of.setdefault(c, release_name(name))
+    return of
+
+
+def text_files(repo, commit):
+    out = []
+    for entry in git(repo, "ls-tree", "-r", "-z", "--full-tree", commit,
+                     binary=True).split(b"\0"):
+        if not entry:
+            continue
+        meta, path = entry.split(b"\t", 1)
+        mode, kind, oid = meta.decode().split(" ")
+        if kind != "blob" or mode not in ("100644", "100755"):
+            continue
+        data = git(repo, "cat-file", "blob", oid, binary=True)
+        if data and b"\0" not in data[:8000]:
+            out.append(path.decode("utf-8", "surrogateescape"))
+    return out
+
+
+def blame_counts(repo, commit, opts, of):
+    by_release, by_sub = Counter(), Counter()
+    for path in text_files(repo, commit):
+        out = git(repo, "blame", "--porcelain", *opts, commit, "--", path)
+        sub = path.split("/", 1)[0] if "/" in path else "."
+        for line in out.splitlines():
+            m = re.match(r"^([0-9a-f]{40}) \d+ \d+", line)
+            if m:
+                rel = of.get(m.group(1), "unreleased")
+                by_release[rel] += 1
+                by_sub[(sub, rel)] += 1
+    return by_release, by_sub
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    return rows[0], rows[1:]
+
+
+def percent(part, whole):
+    c = (2 * part * 10000 + whole) // (2 * whole) if whole else 0
+    return "%d.%02d" % (c // 100, c % 100)
+
+
+def epoch(iso):
+    return datetime.datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(
+        tzinfo=datetime.timezone.utc).timestamp()
+
+
+def half_life(counts, names, dates, rel, base):
+    b = counts[names[base]][rel]
+    prev = 100.0
+    for k in range(base + 1, len(names)):
+        now = 100.0 * counts[names[k]][rel] / b
+        if now >= 50.0:
+            prev = now
+            continue
+        t0, t1 = epoch(dates[k - 1]), epoch(dates[k])
+        t = t0 + (prev - 50.0) / (prev - now) * (t1 - t0)
+        return max(0.0, (t - epoch(dates[base])) / 86400.0)
+    return None
+
+
+def main():
+    repo, report = sys.argv[1], sys.argv[2]
+    opts, first_parent, i = [], False, 3
+    while i < len(sys.argv):
+        a = sys.argv[i]
+        if a == "--first-parent":
+            first_parent = True
+            opts.append(a)
+        elif a == "--ignore-rev":
+            opts += [a, sys.argv[i + 1]]
+            i += 1
+        else:
+            opts.append(a)
+        i += 1
+    rj = json.load(open(report + "/data/report.json"))
+    rev = rj["repository"]["commit"]
+    of = release_map(repo, rev, first_parent)
+    hist = rj["history"]
+    _, hrows = read_csv(report + "/data/history.csv")
+    _, srows = read_csv(report + "/data/history-subsystems.csv")
+    got = defaultdict(dict)
+    for snap, date, rel, n in hrows:
+        got[snap][rel] = int(n)
+    got_sub = defaultdict(dict)
+    for snap, sub, rel, n in srows:
+        got_sub[snap][(sub, rel)] = int(n)
+    bad = 0
+    counts = {}
+    for s in hist["snapshots"]:
+        want, want_sub = blame_counts(repo, s["commit"], opts, of)
+        counts[s["name"]] = want
+        if dict(want) != got[s["name"]]:
+            print("snapshot %s: history.csv %s, git blame %s" %
+                  (s["name"], got[s["name"]], dict(want)))
+            bad = 1
+        if dict(want_sub) != got_sub[s["name"]]:
+            print("snapshot %s: history-subsystems.csv %s, git blame %s" %
+                  (s["name"], got_sub[s["name"]], dict(want_sub)))
+            bad = 1
+        if sum(want.values()) != s["lines"]:
+            print("snapshot %s: report.json lines %d, git blame %d" %
+                  (s["name"], s["lines"], sum(want.values())))
+            bad = 1
+    # Survival, from the counts.
+    names = [s["name"] for s in hist["snapshots"]]
+    dates = [s["date"] for s in hist["snapshots"]]
+    _, surv = read_csv(report + "/data/survival.csv")
+    want_surv = []
+    for sv in hist["survival"]:
+        rel, base = sv["release"], names.index(sv["snapshot"])
+        b = counts[names[base]][rel]
+        for k in range(base, len(names)):
+            n = counts[names[k]][rel]
+            want_surv.append([rel, names[k], dates[k], str(n),
+                              percent(n, b)])
+        if hist["when"] == "releases":
+            own = [s["name"] for s in hist["snapshots"]
+                   if s["release"] == rel]
+            if own[:1] != [sv["snapshot"]]:
+                print("release %s counted at %s, not at its own snapshot "
+                      "%s" % (rel, sv["snapshot"], own))
+                bad = 1
+        want_hl = half_life(counts, names, dates, rel, base)
+        if (want_hl is None) != (sv["half_life_days"] is None) or (
+                want_hl is not None and
+                abs(want_hl - sv["half_life_days"]) > 0.051):
+            print("release %s: half-life %s, want %s" %
+                  (rel, sv["half_life_days"], want_hl))
+            bad = 1
+    if surv != want_surv:
+        print("survival.csv differs:\n got  %s\n want %s" %
+              (surv, want_surv))
+        bad = 1
+    if bad:
+        sys.exit(1)
+    print("history ok: %d snapshots, %d releases" %
+          (len(names), len(hist["survival"])))
+
+
+main()
