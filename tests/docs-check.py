@@ -8,7 +8,8 @@ there is any:
 - the words "session" and "sessions", anywhere, code included;
 - in prose (outside code), dates that read as a diary: an ISO date
   (2026-12-03), a month name with a year ("December 2026",
-  "3 Dec 2026"), a clock time ("from 22:40"), or "we tried";
+  "3 Dec 2026"), a clock time as a diary gives it ("from 22:40",
+  "(08:10)", "23:22 to 00:33"), or "we tried";
 - docs/README.md's table of pages must link every page in docs/ but
   README.md itself, once, and nothing that is not there.
 
@@ -33,8 +34,9 @@ RULES = [
                 r"(19|20)\d\d\b", re.I), "a month and year", False),
     (re.compile(r"\b[0-3]?\d\s+(" + MONTHS + r")\.?,?\s+(19|20)\d\d\b",
                 re.I), "a date", False),
-    (re.compile(r"(?<![\w:.])[0-2]\d:[0-5]\d(?![\w:])"), "a clock time",
-     False),
+    (re.compile(r"(\b(from|since|until)\s+|\()[0-2]\d:[0-5]\d(?![\w:])|"
+                r"(?<![\w:.])[0-2]\d:[0-5]\d\s+(to|and)\s+[0-2]\d:[0-5]\d"
+                r"(?![\w:])", re.I), "a clock time", False),
     (re.compile(r"\bwe tried\b", re.I), "'we tried'", False),
 ]
 

@@ -49,6 +49,9 @@ diary_words() {
 	spoiled docs/tally.md 'Since 3 December 2026 it counts.' 'a date'
 	spoiled docs/performance.md 'The benches (23:22 to 00:33) gave 30x.' \
 		'a clock time'
+	spoiled docs/site.md 'The seventh run, from 22:38, was faster.' \
+		'a clock time'
+	spoiled docs/usage.md 'Quiet between 23:22 and 00:33.' 'a clock time'
 	spoiled docs/charts.md 'We tried a bigger cache.' "'we tried'"
 }
 
@@ -68,7 +71,8 @@ v1.0,v1.0,2010-02-24T18:52:17Z
 Dates are ISO 8601 (`2010-02-24T18:52:17Z`, `2024.01.15` as a tag, or
 `snapshot-20240101`); LWN asked its question in 2010, about v2.6.33.
 A ratio of 4.3 to 13.2 ms, version 1.22.10 and section 10.11 are no
-dates.
+dates; a commit at 23:30 on 31 December at -05:00 is after the 2020
+boundary.
 EOF
 	check t
 }
