@@ -7,13 +7,15 @@
 #   make bench    REPO=... REV=... [JOBS=N] [SAMPLE=K] [RUNS=R]: strata against
 #                 per-file git blame; HISTORY=WHEN [OPTS=...]: the report with
 #                 --history WHEN against --history none
-#   make install  PREFIX=/usr/local DESTDIR=
+#   make install  PREFIX=/usr/local DESTDIR= (the man page in
+#                 $(PREFIX)/share/man/man1)
 
 VERSION  = 0.1.0
 PREFIX  ?= /usr/local
 BINDIR   = $(PREFIX)/bin
 DATADIR  = $(PREFIX)/share/strata
 LIBDIR   = $(PREFIX)/lib/strata
+MANDIR   = $(PREFIX)/share/man
 
 # The binary needs libgit2 and libdeflate; the charts and pages are
 # strata-publish.so, loaded by `strata report` only (include/strata/publish.h).
@@ -22,7 +24,7 @@ PUB_PKGS  = cairo pangocairo libpng libctemplate
 PKGS      = $(CORE_PKGS) $(PUB_PKGS)
 DEB_PKGS = libgit2-dev libdeflate-dev libcairo2-dev libpango1.0-dev libctemplate-dev libpng-dev \
 	   fonts-dejavu-core pkg-config git g++ make time bc libxml2-utils \
-	   chromium python3
+	   chromium python3 groff-base
 
 ifeq ($(SAN),1)
 BUILD    = build/san
@@ -56,11 +58,13 @@ PUB_OBJ  = $(patsubst src/%.cc,$(BUILD)/%.o,$(PUB_SRC:src/%.c=$(BUILD)/%.o))
 all: strata
 
 # ./strata and ./strata-publish.so are the build last asked for (plain or
-# SAN=1); the binary looks for the object beside itself.
+# SAN=1); the binary looks for the object beside itself. Each is replaced
+# by a rename, so that a run of the old one goes on undisturbed.
 strata: $(BUILD)/strata $(BUILD)/strata-publish.so FORCE
-	@cmp -s $< $@ || cp $< $@
+	@cmp -s $< $@ || { cp $< $@.tmp && mv -f $@.tmp $@; }
 	@cmp -s $(BUILD)/strata-publish.so strata-publish.so || \
-		cp $(BUILD)/strata-publish.so strata-publish.so
+		{ cp $(BUILD)/strata-publish.so strata-publish.so.tmp && \
+		  mv -f strata-publish.so.tmp strata-publish.so; }
 
 # -rdynamic: strata-publish.so calls the binary's error_*() and tally_slug().
 $(BUILD)/strata: $(CORE_OBJ)
@@ -116,10 +120,11 @@ STRATA_BIN ?= strata
 STRATA_PUB  = $(dir $(STRATA_BIN))strata-publish.so
 install: $(STRATA_BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates \
-		$(DESTDIR)$(LIBDIR)
+		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(STRATA_BIN) $(DESTDIR)$(BINDIR)/strata
 	install -m 644 $(STRATA_PUB) $(DESTDIR)$(LIBDIR)/strata-publish.so
 	install -m 644 templates/* $(DESTDIR)$(DATADIR)/templates/
+	install -m 644 docs/strata.1 $(DESTDIR)$(MANDIR)/man1/strata.1
 
 clean:
 	rm -rf build strata strata-publish.so

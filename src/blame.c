@@ -61,6 +61,7 @@ struct version {
 	uint16_t norigins;
 	unsigned needed:1, ignored:1, output:1;
 	unsigned counted:1;       /* nlines read off the blob (stage 2) */
+	unsigned broken:1;        /* origins unknown: see struct broken */
 	unsigned snap:1;          /* a text file of some snapshot */
 	unsigned text_known:1, text:1;  /* whether its blob is text */
 	git_oid oid;              /* blob */
@@ -164,6 +165,16 @@ struct snapset {
 	size_t nversions;         /* distinct versions among them */
 };
 
+/*
+ * A version whose origins could not be found because a partial clone left
+ * out a blob that rename detection had to read. It is an error only if
+ * the tip needs it; until then, this is what to say.
+ */
+struct broken {
+	uint32_t seq;             /* the version's */
+	char *msg;
+};
+
 struct engine {
 	struct repository *repo;
 	const struct history *h;
@@ -174,6 +185,8 @@ struct engine {
 	struct pool pool;
 	uint32_t seq;
 	uint64_t nrenames;
+	struct broken *broken;
+	size_t nbroken, broken_alloc;
 	/* scratch */
 	char *path;
 	size_t path_alloc;
@@ -809,6 +822,52 @@ static int is_ignored(const struct blame_options *o, const git_oid *oid)
 }
 
 /*
+ * The rename search for `path` at commit c failed on a blob that a
+ * partial clone left out: what to say should the tip need the version.
+ */
+static char *broken_message(const struct engine *E, uint32_t c,
+			    const char *path)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+
+	git_oid_tostr(hex, sizeof(hex), &E->h->commits[c].oid);
+	error_prefix("looking for where '%s' of commit %.12s came from", path,
+		     hex);
+	return strdup(error_last());
+}
+
+static int mark_broken(struct engine *E, struct version *v, char *msg)
+{
+	if (E->nbroken == E->broken_alloc) {
+		size_t na = E->broken_alloc ? E->broken_alloc * 2 : 8;
+		void *p = realloc(E->broken, na * sizeof(*E->broken));
+
+		if (!p) {
+			free(msg);
+			return error_oom();
+		}
+		E->broken = p;
+		E->broken_alloc = na;
+	}
+	E->broken[E->nbroken].seq = v->seq;
+	E->broken[E->nbroken++].msg = msg;
+	v->broken = 1;
+	return 0;
+}
+
+/* The error of a broken version that the tip needs. */
+static int broken_error(const struct engine *E, const struct version *v)
+{
+	size_t i;
+
+	for (i = 0; i < E->nbroken; i++)
+		if (E->broken[i].seq == v->seq)
+			return error_setc(STRATA_EMISSING, "%s",
+					  E->broken[i].msg);
+	return error_set("internal error: a broken version without a cause");
+}
+
+/*
  * Find the version for a changed file of commit c by git's rules, and
  * store it in the entry.
  */
@@ -820,6 +879,7 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 	struct entry *e = &p->node->e[p->index];
 	struct version *sg[64], **sgp = sg, *share = NULL, *v = NULL;
 	unsigned char present_buf[64], *present = present_buf;
+	char *missing = NULL;
 	uint32_t i, np = hc->nparents, k;
 	int rc = 0;
 
@@ -876,6 +936,20 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 			continue;
 		rc = rename_sources_find(&idx, del[i].prepared, p->path,
 					 e->mode, &e->oid);
+		/*
+		 * A blob a partial clone left out: an error only if the tip
+		 * needs this version. (No exact match was found, so a later
+		 * parent's identical blob still decides as it would.)
+		 */
+		if (rc == STRATA_EMISSING) {
+			if (!missing &&
+			    !(missing = broken_message(E, c, p->path))) {
+				rc = error_oom();
+				goto done;
+			}
+			rc = 0;
+			continue;
+		}
 		if (rc < 0)
 			goto done;
 		if (idx < 0 || !del[i].ver[idx])
@@ -926,7 +1000,12 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 	}
 	v->ignored = E->opts->nignore && is_ignored(E->opts, &hc->oid);
 	e->ptr = v;
+	if (missing) {
+		rc = mark_broken(E, v, missing);
+		missing = NULL;
+	}
 done:
+	free(missing);
 	if (sgp != sg)
 		free(sgp);
 	if (present != present_buf)
@@ -1559,6 +1638,7 @@ struct work {
 	pthread_cond_t finished_cond;  /* a worker has finished */
 	unsigned finished;             /* under lock */
 	char err[512];
+	size_t err_at;                 /* the version that failed, or n */
 };
 
 static int load_blob(struct odb_object **out, struct odb *db,
@@ -1802,11 +1882,14 @@ static int work_units(struct work *W, const uint32_t *runs, size_t nruns,
 	return 0;
 }
 
-static void work_fail(struct work *W)
+/* `at`: the version of the list whose diff failed, or W->n. */
+static void work_fail(struct work *W, size_t at)
 {
 	pthread_mutex_lock(&W->lock);
-	if (!atomic_load(&W->failed))
+	if (!atomic_load(&W->failed)) {
 		snprintf(W->err, sizeof(W->err), "%s", error_last());
+		W->err_at = at;
+	}
 	atomic_store(&W->failed, 1);
 	pthread_mutex_unlock(&W->lock);
 }
@@ -1841,7 +1924,7 @@ static void work_run(struct work *W, git_repository *git, bool report)
 		for (; i < e; i++) {
 			if (diff_version(W->list[i], W->E->repo->odb, git, &dr,
 					 W->flags) < 0) {
-				work_fail(W);
+				work_fail(W, i);
 				goto out;
 			}
 			/* Progress in steps of 64 versions: a run can be long. */
@@ -1863,7 +1946,7 @@ static void work_run(struct work *W, git_repository *git, bool report)
 		if (atomic_fetch_sub(&W->left[W->units[u].group], 1) == 1 &&
 		    evaluate_group(W->X, W->units[u].group, &taken,
 				   &have) < 0) {
-			work_fail(W);
+			work_fail(W, W->n);
 			goto out;
 		}
 	}
@@ -1880,7 +1963,7 @@ static void *worker(void *arg)
 	git_repository *git = NULL;
 
 	if (open_handle(&git, W->E) < 0) {
-		work_fail(W);
+		work_fail(W, W->n);
 		work_finished(W);
 		return NULL;
 	}
@@ -1898,7 +1981,7 @@ static void *worker(void *arg)
  */
 static int diff_all(struct engine *E, struct version **list, size_t n,
 		    const uint32_t *runs, size_t nruns,
-		    const struct evaluation *X)
+		    const struct evaluation *X, size_t *failed_at)
 {
 	struct work W;
 	pthread_t th[64];
@@ -1915,6 +1998,7 @@ static int diff_all(struct engine *E, struct version **list, size_t n,
 	W.n = n;
 	W.flags = E->opts->ignore_whitespace ? DIFF_IGNORE_WHITESPACE : 0;
 	W.X = X;
+	W.err_at = n;
 	if ((rc = work_units(&W, runs, nruns, jobs)) < 0) {
 		free(W.units);
 		free(W.left);
@@ -1961,6 +2045,7 @@ static int diff_all(struct engine *E, struct version **list, size_t n,
 		pthread_join(th[i], NULL);
 	if (atomic_load(&W.failed))
 		rc = error_set("%s", W.err);
+	*failed_at = W.err_at;
 	pthread_cond_destroy(&W.finished_cond);
 	pthread_mutex_destroy(&W.lock);
 	free(W.units);
@@ -2032,6 +2117,23 @@ static int list_tip(struct engine *E, const struct node *n, size_t base,
 		(*nout)++;
 	}
 	return 0;
+}
+
+/*
+ * Say which file the stored "unable to read blob 'X': why" was about:
+ * "unable to read blob 'X' <how> 'PATH': why".
+ */
+static int name_file(const char *how, const char *path)
+{
+	static const char pre[] = "unable to read ";
+	const char *m = error_last(), *q = strstr(m, "': ");
+	char buf[1024];
+
+	if (strncmp(m, pre, sizeof(pre) - 1) || !q)
+		return error_prefix("%s '%s'", how, path);
+	snprintf(buf, sizeof(buf), "%.*s' %s '%s'%s", (int)(q - m), m, how,
+		 path, q + 1);
+	return error_set("%s", buf);
 }
 
 /*
@@ -2121,6 +2223,8 @@ static void textcheck_run(struct textcheck *T, git_repository *git)
 	}
 	goto out;
 fail:
+	if (i < T->n)
+		name_file("of", T->tips[i].path);
 	pthread_mutex_lock(&T->lock);
 	if (i <= T->err_at) {
 		T->err_at = i;
@@ -2429,6 +2533,7 @@ struct marking {
 	struct version **stack, **list;
 	size_t sp, stack_alloc, n, alloc;
 	uint32_t *runs;
+	struct version **run_root;   /* the root each run started from */
 	size_t nruns;
 };
 
@@ -2462,22 +2567,30 @@ static int mark_root(struct marking *M, struct version *v)
  * popping one starts a run (M->runs). Called again with more roots, it
  * goes on with the list.
  */
-static int mark_needed(struct marking *M)
+static int mark_needed(struct marking *M, const struct engine *E)
 {
 	size_t roots_left = M->sp;
 	uint32_t *runs;
+	struct version **roots;
 	int rc;
 
 	runs = realloc(M->runs, (M->nruns + M->sp + 1) * sizeof(*M->runs));
-	if (!runs)
+	if (runs)
+		M->runs = runs;
+	roots = realloc(M->run_root, (M->nruns + M->sp + 1) * sizeof(*roots));
+	if (roots)
+		M->run_root = roots;
+	if (!runs || !roots)
 		return error_oom();
-	M->runs = runs;
 	while (M->sp) {
 		struct version *v = M->stack[--M->sp];
 		uint16_t k;
 
+		if (v->broken)
+			return broken_error(E, v);
 		if (M->sp < roots_left) {
 			roots_left = M->sp;
+			M->run_root[M->nruns] = v;
 			M->runs[M->nruns++] = (uint32_t)M->n;
 		}
 		if ((rc = push_version(&M->list, &M->n, &M->alloc, v)) < 0)
@@ -2498,6 +2611,33 @@ static void marking_release(struct marking *M)
 	free(M->stack);
 	free(M->list);
 	free(M->runs);
+	free(M->run_root);
+}
+
+/*
+ * After a failed diff of list[failed]: name the tip's file whose history
+ * it was in (a run of a snapshot's file deleted since names none).
+ */
+static void name_failed(const struct marking *M, const struct tipfile *tips,
+			size_t ntips, size_t failed)
+{
+	size_t lo = 0, hi = M->nruns, i;
+
+	if (failed >= M->n || !M->nruns)
+		return;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (M->runs[mid] <= failed)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	for (i = 0; i < ntips; i++)
+		if (tips[i].path && tips[i].v == M->run_root[lo]) {
+			name_file("in the history of", tips[i].path);
+			return;
+		}
 }
 
 /* Stage 1: the walk, with the trees read ahead and the snapshots listed. */
@@ -2607,6 +2747,9 @@ static void engine_release(struct engine *E)
 	free(E->children_left);
 	free(E->pend);
 	free(E->path);
+	for (size_t i = 0; i < E->nbroken; i++)
+		free(E->broken[i].msg);
+	free(E->broken);
 	rename_detector_free(E->rd);
 }
 
@@ -2631,6 +2774,8 @@ static int engine_init(struct engine *E, struct repository *repo,
 		return rc;
 	rename_detector_set_missing_hint(E->rd, repo->missing_hint);
 	rename_detector_use_odb(E->rd, repo->odb);
+	rename_detector_set_pass_over(E->rd, opts->pass_over,
+				      opts->want_payload);
 	for (c = 0; c < h->n; c++)
 		E->children_left[c] = h->commits[c].nchildren;
 	return snapset_init(E);
@@ -2643,7 +2788,7 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	struct blame_result *res = NULL;
 	struct tipfile *tips = NULL;
 	struct marking M = { 0 };
-	size_t ntips = 0, i;
+	size_t ntips = 0, i, failed = 0;
 	struct timespec t0;
 	struct reader R = { 0 };
 	struct evaluation X = { 0 };
@@ -2665,6 +2810,8 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	odb_set_cache_limit(repo->odb, 0);
 	if (rc < 0)
 		goto done;
+	res->npassed_over = rename_detector_passed_over(E.rd);
+	res->npassed_over = rename_detector_passed_over(E.rd);
 	rename_detector_free(E.rd);
 	E.rd = NULL;
 	res->seconds_walk = elapsed(&t0);
@@ -2675,10 +2822,10 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	 * runs of what the tip does not need (files deleted since).
 	 */
 	if ((rc = tip_roots(&E, &R, &M, &tips, &ntips)) < 0 ||
-	    (rc = mark_needed(&M)) < 0 ||
+	    (rc = mark_needed(&M, &E)) < 0 ||
 	    (rc = snapset_finish(&E, res)) < 0 ||
 	    (rc = snapshot_roots(&E, &M)) < 0 ||
-	    (rc = mark_needed(&M)) < 0)
+	    (rc = mark_needed(&M, &E)) < 0)
 		goto done;
 	/*
 	 * Stages 2 and 3, the diffs in depth-first order: a version's
@@ -2690,8 +2837,11 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 		goto done;
 	X.S = &E.S;
 	X.opts = opts;
-	if ((rc = diff_all(&E, M.list, M.n, M.runs, M.nruns, &X)) < 0)
+	if ((rc = diff_all(&E, M.list, M.n, M.runs, M.nruns, &X,
+			   &failed)) < 0) {
+		name_failed(&M, tips, ntips, failed);
 		goto done;
+	}
 	res->seconds_diff = elapsed(&t0);
 	odb_stats(&st, repo->odb);
 	res->nreads = st.reads;
@@ -2731,4 +2881,79 @@ void blame_result_free(struct blame_result *r)
 	}
 	free(r->files);
 	free(r);
+}
+
+/* ---- the files a filter left out ---- */
+
+struct left_walk {
+	struct blame_left_out *out;
+	struct repository *repo;
+	git_odb *odb;
+	int (*reason)(const char *path, void *payload);
+	void *payload;
+	char *path;
+	size_t path_alloc;
+	int rc;
+};
+
+static int left_cb(const char *root, const git_tree_entry *e, void *payload)
+{
+	struct left_walk *w = payload;
+	git_filemode_t mode = git_tree_entry_filemode(e);
+	const git_oid *oid = git_tree_entry_id(e);
+	struct odb_object *b = NULL;
+	size_t rlen = strlen(root);
+	int why;
+
+	if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE)
+		return 0;
+	if ((w->rc = path_put(&w->path, &w->path_alloc, 0, root, rlen)) < 0 ||
+	    (w->rc = path_put(&w->path, &w->path_alloc, rlen,
+			      git_tree_entry_name(e),
+			      strlen(git_tree_entry_name(e)))) < 0)
+		return -1;
+	why = w->reason(w->path, w->payload);
+	if (why <= 0 || why >= BLAME_LEFT_OUT_REASONS)
+		return 0;
+	/* Left with a partial clone's promisor: said, not counted. */
+	if (w->repo->missing_hint && !git_odb_exists(w->odb, oid)) {
+		w->out->missing++;
+		return 0;
+	}
+	if ((w->rc = odb_read(&b, w->repo->odb, w->repo->git, oid,
+			      GIT_OBJECT_BLOB)) < 0) {
+		name_file("of", w->path);
+		return -1;
+	}
+	if (blame_is_text(b->data, b->len)) {
+		w->out->files[why]++;
+		w->out->lines[why] += diff_count_lines((const char *)b->data,
+						       b->len);
+	}
+	odb_object_free(b);
+	return 0;
+}
+
+int blame_count_left_out(struct blame_left_out *out, struct repository *repo,
+			 const git_oid *tree,
+			 int (*reason)(const char *path, void *payload),
+			 void *payload)
+{
+	struct left_walk w = { out, repo, NULL, reason, payload, NULL, 0, 0 };
+	git_tree *t = NULL;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (git_repository_odb(&w.odb, repo->git) < 0 ||
+	    git_tree_lookup(&t, repo->git, tree) < 0) {
+		rc = error_git("unable to read the tree of '%s'", repo->path);
+		goto done;
+	}
+	if (git_tree_walk(t, GIT_TREEWALK_PRE, left_cb, &w) < 0)
+		rc = w.rc < 0 ? w.rc : error_git("unable to read a tree");
+done:
+	git_tree_free(t);
+	git_odb_free(w.odb);
+	free(w.path);
+	return rc;
 }

@@ -535,14 +535,23 @@ static void json_head(FILE *f, const struct tally *t,
 	json_str_array(f, "include", info->include, info->ninclude);
 	fputs(",\n    ", f);
 	json_str_array(f, "exclude", info->exclude, info->nexclude);
+	fprintf(f, ",\n    \"skip_vendored\": %s",
+		bool_str(info->skip_vendored));
 	fprintf(f, ",\n    \"depth\": %u\n  },\n", info->depth);
 
 	fprintf(f, "  \"totals\": {\n    \"lines\": %" PRIu64 ",\n"
 		"    \"files\": %zu,\n    \"releases\": %zu,\n"
 		"    \"untouched_files\": %zu,\n"
-		"    \"untouched_lines\": %" PRIu64 "\n  },\n",
+		"    \"untouched_lines\": %" PRIu64 ",\n",
 		t->total_lines, t->nfiles, t->nreleases, t->nuntouched,
 		t->untouched_lines);
+	fprintf(f, "    \"left_out\": {\"include_exclude\": {\"files\": %zu, "
+		"\"lines\": %" PRIu64 "}, \"vendored\": {\"files\": %zu, "
+		"\"lines\": %" PRIu64 "}, \"missing\": %zu},\n"
+		"    \"renames_passed_over\": %zu\n  },\n",
+		info->left_globs_files, info->left_globs_lines,
+		info->left_vendored_files, info->left_vendored_lines,
+		info->left_missing, info->passed_over);
 }
 
 static void json_releases(FILE *f, const struct tally *t,

@@ -6,10 +6,11 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <git2.h>
 #include <limits.h>
 #include <malloc.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "strata/attr.h"
 #include "strata/blame.h"
 #include "strata/error.h"
+#include "strata/filter.h"
 #include "strata/history.h"
 #include "strata/publish.h"
+#include "strata/quote.h"
 #include "strata/releases.h"
 #include "strata/report.h"
 #include "strata/repository.h"
@@ -40,7 +44,11 @@ struct options {
 	const char *rev;
 	const char *tags, *group;
 	int first_parent, ignore_ws, quiet, force, verbose;
+	int nul, skip_vendored;
 	struct strlist ignore_revs, ignore_files, include, exclude, paths;
+	struct filter filter;       /* from include, exclude, skip_vendored */
+	int quote_fully;            /* core.quotePath */
+	int64_t generated;          /* SOURCE_DATE_EPOCH, or -1 */
 	long depth, jobs;
 	const char *out, *templates;
 	long chart_width, chart_height;
@@ -58,12 +66,12 @@ static const char usage_main[] =
 	"commands:\n"
 	"  blame    print the commit of every line, as runs:\n"
 	"           COMMIT<TAB>START<TAB>COUNT<TAB>PATH\n"
-	"  table    print lines per release, old code per subsystem and\n"
+	"  table    print lines per release, old code per directory and\n"
 	"           untouched files in the terminal\n"
 	"  report   publish data, charts and a static site into a directory\n"
 	"\n"
-	"REPO is a work tree, a .git directory or a bare repository\n"
-	"(default: the current directory).\n"
+	"REPO is a work tree (or a directory in one), a .git directory or a\n"
+	"bare repository (default: the current directory).\n"
 	"\n"
 	"options for every command:\n"
 	"  --rev REV              revision to examine (default: HEAD)\n"
@@ -74,19 +82,26 @@ static const char usage_main[] =
 	"                         (repeatable)\n"
 	"  --ignore-revs-file F   the same for every commit listed in F;\n"
 	"                         blame.ignoreRevsFile is read as git does\n"
+	"  --include GLOB         keep only matching files (repeatable)\n"
+	"  --exclude GLOB         leave matching files out (repeatable)\n"
+	"  --skip-vendored        leave out files that REV's .gitattributes\n"
+	"                         mark linguist-vendored or linguist-generated\n"
+	"  --jobs N               threads (default: all cores)\n"
+	"  --quiet, -q            no progress bar\n"
+	"  --verbose              print what the engine did, with timings\n"
+	"\n"
+	"options for blame:\n"
+	"  -z                     end each run with NUL, paths unquoted\n"
+	"\n"
+	"options for table and report:\n"
 	"  --tags ERE             tags that mark releases (POSIX extended\n"
 	"                         regular expression, whole tag name)\n"
 	"  --group ERE            its first subexpression names the release\n"
 	"                         of a matching tag\n"
-	"  --include GLOB         tally only matching files (repeatable)\n"
-	"  --exclude GLOB         leave matching files out (repeatable)\n"
 	"  --depth N              directory levels tallied (default: 1)\n"
 	"  --history WHEN         snapshots for the history: releases, year,\n"
 	"                         quarter, month or none (report: releases;\n"
 	"                         table: none; with it the table shows them)\n"
-	"  --jobs N               threads (default: all cores)\n"
-	"  --quiet                no progress bar\n"
-	"  --verbose              print what the engine did, with timings\n"
 	"\n"
 	"options for report:\n"
 	"  --out DIR              where to publish (default: output)\n"
@@ -96,12 +111,15 @@ static const char usage_main[] =
 	"  --chart-height N       chart height in CSS pixels (default: 480)\n"
 	"  --theme light|dark     chart colours (default: light)\n"
 	"\n"
+	"An option given to a command it does not apply to is an error.\n"
+	"Exit status: 0 success, 1 failure, 2 usage error.\n"
+	"\n"
 	"environment: SOURCE_DATE_EPOCH dates the report; strata adds\n"
 	"glibc.malloc.hugetlb=1 to GLIBC_TUNABLES unless it is set there\n"
-	"(huge pages for the heap; see docs/usage.md)\n"
+	"(huge pages for the heap; see strata(1))\n"
 	"\n"
 	"  strata --help, strata COMMAND --help, strata --version\n"
-	"The manual is in docs/ (start with docs/README.md).\n";
+	"The manual: man strata, and docs/ (start with docs/README.md).\n";
 
 static const char usage_blame[] =
 	"usage: strata blame [REPO] [--rev REV] [options] [-- PATH...]\n"
@@ -111,20 +129,25 @@ static const char usage_blame[] =
 	"  COMMIT<TAB>START<TAB>COUNT<TAB>PATH\n"
 	"sorted by path (bytewise), then by START (1-based). A text file is a\n"
 	"regular, non-empty file with no NUL byte in its first 8000 bytes.\n"
+	"A path is quoted as git quotes it (core.quotePath); with -z, runs\n"
+	"end with NUL instead of a newline and paths are printed as they are.\n"
 	"\n"
-	"options: --first-parent, -w, --ignore-rev REV, --ignore-revs-file F,\n"
-	"--include GLOB, --exclude GLOB, --jobs N, --quiet (see strata --help)\n";
+	"options: -z, --rev REV, --first-parent, -w, --ignore-rev REV,\n"
+	"--ignore-revs-file F, --include GLOB, --exclude GLOB,\n"
+	"--skip-vendored, --jobs N, --quiet, --verbose (see strata --help)\n";
 
 static const char usage_table[] =
 	"usage: strata table [REPO] [--rev REV] [options]\n"
 	"\n"
 	"Prints the lines and share of the code at REV written in each\n"
-	"release, the share of first-release code in each subsystem (top-level\n"
-	"directory), and how many files are untouched since the first release.\n"
+	"release, the share of first-release code in each directory down to\n"
+	"--depth levels, how many files are untouched since the first\n"
+	"release, and what --include, --exclude and --skip-vendored left out.\n"
 	"\n"
-	"options: --tags ERE, --group ERE, --first-parent, -w, --ignore-rev,\n"
-	"--ignore-revs-file, --include, --exclude, --depth N, --jobs N,\n"
-	"--quiet (see strata --help)\n";
+	"options: --tags ERE, --group ERE, --depth N, --rev REV,\n"
+	"--first-parent, -w, --ignore-rev REV, --ignore-revs-file F,\n"
+	"--include GLOB, --exclude GLOB, --skip-vendored, --jobs N, --quiet,\n"
+	"--verbose (see strata --help)\n";
 
 static const char usage_report[] =
 	"usage: strata report [REPO] [--rev REV] [--out DIR] [options]\n"
@@ -132,13 +155,16 @@ static const char usage_report[] =
 	"Publishes a report into DIR (default: output): data/ (CSV and JSON),\n"
 	"img/ (charts in SVG and PNG) and a static HTML site. The site is\n"
 	"built beside DIR and swapped in whole; strata refuses a non-empty DIR\n"
-	"that it did not create unless --force is given. The charts and pages\n"
+	"that it did not create unless --force is given, and deletes only the\n"
+	"files its DIR/.strata-report proves it wrote. The charts and pages\n"
 	"are drawn by strata-publish.so, found beside the binary or in\n"
 	"../lib/strata/ from it.\n"
 	"\n"
 	"options: --out DIR, --force, --templates DIR, --chart-width N,\n"
-	"--chart-height N, --theme light|dark, and every common option\n"
-	"(see strata --help)\n";
+	"--chart-height N, --theme light|dark, --tags ERE, --group ERE,\n"
+	"--depth N, --rev REV, --first-parent, -w, --ignore-rev REV,\n"
+	"--ignore-revs-file F, --include GLOB, --exclude GLOB,\n"
+	"--skip-vendored, --jobs N, --quiet, --verbose (see strata --help)\n";
 
 static int push(struct strlist *l, const char *s)
 {
@@ -193,6 +219,46 @@ static const char *option_value(const char *arg, const char *name, int argc,
 	return argv[++*i];
 }
 
+/*
+ * The commands an option applies to; one not listed applies to every
+ * command. Given to another command, it is a usage error: no option is
+ * silently ignored.
+ */
+#define FOR(c) (1u << (c))
+static const struct {
+	const char *name;
+	unsigned cmds;
+} option_scope[] = {
+	{ "-z", FOR(CMD_BLAME) },
+	{ "--tags", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
+	{ "--group", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
+	{ "--depth", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
+	{ "--history", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
+	{ "--out", FOR(CMD_REPORT) },
+	{ "--force", FOR(CMD_REPORT) },
+	{ "--templates", FOR(CMD_REPORT) },
+	{ "--chart-width", FOR(CMD_REPORT) },
+	{ "--chart-height", FOR(CMD_REPORT) },
+	{ "--theme", FOR(CMD_REPORT) },
+};
+
+static int check_scope(const char *arg, enum command cmd, const char *name)
+{
+	size_t len = strcspn(arg, "="), i;
+
+	for (i = 0; i < sizeof(option_scope) / sizeof(*option_scope); i++) {
+		if (strlen(option_scope[i].name) != len ||
+		    strncmp(arg, option_scope[i].name, len))
+			continue;
+		if (option_scope[i].cmds & FOR(cmd))
+			return 0;
+		return error_setc(STRATA_EUSAGE, "option '%.*s' does not "
+				  "apply to 'strata %s' (see 'strata %s "
+				  "--help')", (int)len, arg, name, name);
+	}
+	return 0;
+}
+
 static int parse_args(struct options *o, int argc, char **argv)
 {
 	int i, rc = 0;
@@ -201,6 +267,8 @@ static int parse_args(struct options *o, int argc, char **argv)
 		const char *a = argv[i], *v;
 		int missing = 0;
 
+		if (a[0] == '-' && (rc = check_scope(a, o->cmd, argv[1])) < 0)
+			return rc;
 #define VALUE(name) \
 	((v = option_value(a, name, argc, argv, &i, &missing)) || missing)
 		if (!strcmp(a, "--")) {
@@ -216,8 +284,12 @@ static int parse_args(struct options *o, int argc, char **argv)
 			o->quiet = 1;
 		} else if (!strcmp(a, "--verbose")) {
 			o->verbose = 1;
-		} else if (!strcmp(a, "--force") && o->cmd == CMD_REPORT) {
+		} else if (!strcmp(a, "--force")) {
 			o->force = 1;
+		} else if (!strcmp(a, "-z")) {
+			o->nul = 1;
+		} else if (!strcmp(a, "--skip-vendored")) {
+			o->skip_vendored = 1;
 		} else if (VALUE("--rev")) {
 			o->rev = v;
 		} else if (VALUE("--tags")) {
@@ -238,17 +310,17 @@ static int parse_args(struct options *o, int argc, char **argv)
 			rc = v ? snapshots_parse_when(&o->history, v) : 0;
 		} else if (VALUE("--jobs")) {
 			rc = v ? parse_long(&o->jobs, "--jobs", v, 1, 64) : 0;
-		} else if (o->cmd == CMD_REPORT && VALUE("--out")) {
+		} else if (VALUE("--out")) {
 			o->out = v;
-		} else if (o->cmd == CMD_REPORT && VALUE("--templates")) {
+		} else if (VALUE("--templates")) {
 			o->templates = v;
-		} else if (o->cmd == CMD_REPORT && VALUE("--chart-width")) {
+		} else if (VALUE("--chart-width")) {
 			rc = v ? parse_long(&o->chart_width, "--chart-width", v,
 					    CHART_MIN_WIDTH, CHART_MAX_WIDTH) : 0;
-		} else if (o->cmd == CMD_REPORT && VALUE("--chart-height")) {
+		} else if (VALUE("--chart-height")) {
 			rc = v ? parse_long(&o->chart_height, "--chart-height",
 					    v, CHART_MIN_HEIGHT, CHART_MAX_HEIGHT) : 0;
-		} else if (o->cmd == CMD_REPORT && VALUE("--theme")) {
+		} else if (VALUE("--theme")) {
 			if (v && !strcmp(v, "dark"))
 				o->dark = 1;
 			else if (v && !strcmp(v, "light"))
@@ -276,9 +348,6 @@ static int parse_args(struct options *o, int argc, char **argv)
 		if (rc < 0)
 			return rc;
 	}
-	if (o->history != SNAPSHOTS_NONE && o->cmd == CMD_BLAME)
-		return error_setc(STRATA_EUSAGE, "'--history' is only taken by "
-				  "'strata table' and 'strata report'");
 	if (o->paths.n && o->cmd != CMD_BLAME)
 		return error_setc(STRATA_EUSAGE,
 				  "paths after '--' are only taken by 'strata "
@@ -350,89 +419,7 @@ static void progress_end(struct progress *p)
 
 /* ---- path filters ---- */
 
-/* A glob without '/' matches a base name; with '/', the whole path. A
- * match on a leading directory takes everything below it. */
-static int glob_match(const char *pat, const char *path)
-{
-	const char *p;
-
-	if (!strchr(pat, '/')) {
-		const char *base = strrchr(path, '/');
-
-		if (!fnmatch(pat, base ? base + 1 : path, 0))
-			return 1;
-		/* A bare directory name matches anywhere in the path. */
-		for (p = path; p && *p; p = strchr(p, '/')) {
-			size_t len;
-			char *comp;
-			int m;
-
-			if (*p == '/')
-				p++;
-			len = strcspn(p, "/");
-			if (!p[len])
-				break;
-			comp = strndup(p, len);
-			if (!comp)
-				return 0;
-			m = !fnmatch(pat, comp, 0);
-			free(comp);
-			if (m)
-				return 1;
-		}
-		return 0;
-	}
-	if (!fnmatch(pat, path, 0))
-		return 1;
-	/* "dir/" or "dir/sub": everything under it. */
-	for (p = strchr(path, '/'); p; p = strchr(p + 1, '/')) {
-		char *prefix = strndup(path, (size_t)(p - path));
-		size_t plen = strlen(pat);
-		int m;
-
-		if (!prefix)
-			return 0;
-		if (plen && pat[plen - 1] == '/') {
-			char *trim = strndup(pat, plen - 1);
-
-			m = trim && !fnmatch(trim, prefix, 0);
-			free(trim);
-		} else {
-			m = !fnmatch(pat, prefix, 0);
-		}
-		free(prefix);
-		if (m)
-			return 1;
-	}
-	return 0;
-}
-
-static int keep_path(const char *path, void *payload)
-{
-	const struct options *o = payload;
-	size_t i;
-	int keep = !o->include.n;
-
-	for (i = 0; i < o->include.n && !keep; i++)
-		keep = glob_match(o->include.v[i], path);
-	for (i = 0; keep && i < o->exclude.n; i++)
-		if (glob_match(o->exclude.v[i], path))
-			keep = 0;
-	return keep;
-}
-
-/* A pathspec after "--": the file itself or a directory above it. */
-static int pathspec_match(const char *spec, const char *path)
-{
-	size_t len = strlen(spec);
-
-	while (len > 1 && spec[len - 1] == '/')
-		len--;
-	if (len == 1 && spec[0] == '.')
-		return 1;
-	return !strncmp(spec, path, len) && (!path[len] || path[len] == '/');
-}
-
+/* The engine's filter: the pathspecs after "--", then the options'. */
 static int want_path(const char *path, void *payload)
 {
 	const struct options *o = payload;
@@ -440,12 +427,40 @@ static int want_path(const char *path, void *payload)
 
 	if (o->paths.n) {
 		for (i = 0; i < o->paths.n; i++)
-			if (pathspec_match(o->paths.v[i], path))
+			if (filter_pathspec_match(o->paths.v[i], path))
 				break;
 		if (i == o->paths.n)
 			return 0;
 	}
-	return keep_path(path, payload);
+	return filter_path(&o->filter, path) == FILTER_KEEP;
+}
+
+/* What the options (not the pathspecs) leave out may be passed over. */
+static int left_out(const char *path, void *payload)
+{
+	const struct options *o = payload;
+
+	return filter_path(&o->filter, path) != FILTER_KEEP;
+}
+
+/* For blame_count_left_out(): the reason, 1 or 2. */
+static int left_out_reason(const char *path, void *payload)
+{
+	const struct options *o = payload;
+
+	return (int)filter_path(&o->filter, path);
+}
+
+/* "--include, --skip-vendored": the filters given, for messages. */
+static const char *filters_given(const struct options *o, char *buf,
+				 size_t size)
+{
+	snprintf(buf, size, "%s%s%s%s%s", o->include.n ? "--include" : "",
+		 o->include.n && o->exclude.n ? ", " : "",
+		 o->exclude.n ? "--exclude" : "",
+		 (o->include.n || o->exclude.n) && o->skip_vendored ? ", " : "",
+		 o->skip_vendored ? "--skip-vendored" : "");
+	return buf;
 }
 
 /* ---- ignore revs ---- */
@@ -683,22 +698,41 @@ static char *put_u32(char *p, uint32_t v)
 	return p;
 }
 
+/* A failed write to stdout, as an error (said once). */
+static int write_failed;
+
+static int write_error(void)
+{
+	write_failed = 1;
+	return error_set("write error: %s", strerror(errno ? errno : EIO));
+}
+
 /*
  * The runs, formatted by hand: printf took 52 million instructions for
- * tmux's 34,000 runs.
+ * tmux's 34,000 runs. A path is quoted (or, with -z, not) once per file,
+ * and only a path that needs it costs more than a scan.
  */
-static int print_blame(const struct blame_result *b, const struct history *h)
+static int print_blame(const struct blame_result *b, const struct history *h,
+		       const struct options *o)
 {
 	static const char hexdigit[] = "0123456789abcdef";
-	char *buf = NULL;
+	char *buf = NULL, *quoted = NULL;
 	size_t i, cap = 0;
 	uint32_t s, e;
 	int rc = 0;
+	const char end = o->nul ? '\0' : '\n';
 
 	for (i = 0; i < b->nfiles; i++) {
 		const struct blame_file *f = &b->files[i];
-		size_t plen = strlen(f->path);
+		const char *name = f->path;
+		size_t plen;
 
+		if (!o->nul && !(name = quote_name(&quoted, f->path,
+						   o->quote_fully))) {
+			rc = error_oom();
+			goto done;
+		}
+		plen = strlen(name);
 		if (cap < plen + 128) {
 			char *nb = realloc(buf, plen + 128);
 
@@ -727,17 +761,19 @@ static int print_blame(const struct blame_result *b, const struct history *h)
 			*p++ = '\t';
 			p = put_u32(p, e - s);
 			*p++ = '\t';
-			memcpy(p, f->path, plen);
+			memcpy(p, name, plen);
 			p += plen;
-			*p++ = '\n';
+			*p++ = end;
 			fwrite(buf, 1, (size_t)(p - buf), stdout);
 		}
+		if (ferror(stdout)) {
+			rc = write_error();
+			goto done;
+		}
 	}
-	if (fflush(stdout) || ferror(stdout))
-		rc = error_set("unable to write the output: %s",
-			       strerror(errno));
 done:
 	free(buf);
+	free(quoted);
 	return rc;
 }
 
@@ -748,7 +784,8 @@ static int check_pathspecs(const struct options *o,
 
 	for (i = 0; i < o->paths.n; i++) {
 		for (j = 0; j < b->nfiles; j++)
-			if (pathspec_match(o->paths.v[i], b->files[j].path))
+			if (filter_pathspec_match(o->paths.v[i],
+						  b->files[j].path))
 				break;
 		if (j == b->nfiles)
 			return error_set("pathspec '%s' did not match any "
@@ -757,46 +794,239 @@ static int check_pathspecs(const struct options *o,
 	return 0;
 }
 
-static void print_table(const struct tally *t, const struct report_info *in)
+/* ---- the terminal table ---- */
+
+static const char *plural(uint64_t n, const char *one, const char *many)
 {
-	size_t i;
-	const char *first = t->nreleases ? t->releases[0].name : "-";
-
-	printf("%s at %s (%.12s): %llu lines in %zu text files\n\n",
-	       in->repo_name, in->rev, in->commit,
-	       (unsigned long long)t->total_lines, t->nfiles);
-	printf("%-20s %-10s %12s %8s %9s\n", "release", "date", "lines",
-	       "share", "commits");
-	for (i = 0; i < t->nreleases; i++) {
-		const struct tally_release *r = &t->releases[i];
-		char day[16] = "-";
-		time_t when = (time_t)r->release->last_date;
-		struct tm tm;
-
-		/* The day of its last tag: the release itself, after its rcs. */
-		if (!r->unreleased && gmtime_r(&when, &tm))
-			strftime(day, sizeof(day), "%Y-%m-%d", &tm);
-		printf("%-20s %-10s %12llu %7.2f%% %9llu\n", r->name, day,
-		       (unsigned long long)r->lines, r->share,
-		       (unsigned long long)r->release->commits);
-	}
-	printf("\n%-32s %12s %14s\n", "subsystem", "lines", "from first");
-	for (i = 1; i < t->ndirs; i++) {
-		const struct tally_dir *d = &t->dirs[i];
-
-		if (d->level != 1)
-			continue;
-		printf("%-32s %12llu %13.2f%%\n", d->path,
-		       (unsigned long long)d->lines, d->first_share);
-	}
-	printf("%-32s %12llu %13.2f%%\n", "(all)",
-	       (unsigned long long)t->total_lines, t->dirs[0].first_share);
-	printf("\nfiles untouched since %s: %zu of %zu (%llu lines)\n", first,
-	       t->nuntouched, t->nfiles,
-	       (unsigned long long)t->untouched_lines);
+	return n == 1 ? one : many;
 }
 
-/* "2010-02-24" */
+static int digits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A name from the repository as git prints it (control characters and
+ * the like quoted: a name must not drive the terminal), padded with
+ * spaces to `width` columns (left-aligned).
+ */
+static void put_name(const char *name, size_t width, int fully)
+{
+	char *q = NULL;
+	const char *shown = quote_name(&q, name, fully);
+	size_t w = quote_width(name, fully);
+
+	fputs(shown ? shown : "?", stdout);
+	for (; w < width; w++)
+		putchar(' ');
+	free(q);
+}
+
+/* The date of the tag that stands for a release, as the data give it. */
+static void release_day(char *day, size_t size, const struct release *rel)
+{
+	const struct release_tag *tag = NULL;
+	time_t when;
+	struct tm tm;
+
+	snprintf(day, size, "-");
+	if (!(tag = rel->standing))
+		return;
+	when = (time_t)tag->date;
+	if (gmtime_r(&when, &tm))
+		strftime(day, size, "%Y-%m-%d", &tm);
+}
+
+static void print_releases(const struct tally *t, int fully)
+{
+	size_t i, wname = strlen("release");
+	int wlines = (int)strlen("lines"), wcommits = (int)strlen("commits");
+
+	for (i = 0; i < t->nreleases; i++) {
+		const struct tally_release *r = &t->releases[i];
+		size_t w = quote_width(r->name, fully);
+
+		if (w > wname)
+			wname = w;
+		if (digits(r->lines) > wlines)
+			wlines = digits(r->lines);
+		if (digits(r->release->commits) > wcommits)
+			wcommits = digits(r->release->commits);
+	}
+	printf("%-*s  %-10s  %*s  %7s  %*s\n", (int)wname, "release", "date",
+	       wlines, "lines", "share", wcommits, "commits");
+	for (i = 0; i < t->nreleases; i++) {
+		const struct tally_release *r = &t->releases[i];
+		char day[16];
+
+		release_day(day, sizeof(day), r->release);
+		put_name(r->name, wname, fully);
+		printf("  %-10s  %*llu  %6.2f%%  %*llu\n", day, wlines,
+		       (unsigned long long)r->lines, r->share, wcommits,
+		       (unsigned long long)r->release->commits);
+	}
+}
+
+/*
+ * The directories in tree order, each after its parent: the tally keeps
+ * them sorted by path, where "a-b" comes between "a" and "a/b".
+ */
+static int dir_order(size_t **out, const struct tally *t)
+{
+	size_t *first = malloc(t->ndirs * sizeof(*first));
+	size_t *next = malloc(t->ndirs * sizeof(*next));
+	size_t *order = malloc(t->ndirs * sizeof(*order));
+	size_t *stack = malloc(t->ndirs * sizeof(*stack));
+	size_t i, n = 0, sp = 0;
+	const size_t none = (size_t)-1;
+
+	if (!first || !next || !order || !stack) {
+		free(first);
+		free(next);
+		free(order);
+		free(stack);
+		return error_oom();
+	}
+	for (i = 0; i < t->ndirs; i++)
+		first[i] = next[i] = none;
+	/* Children listed in path order: put each at the front, last first. */
+	for (i = t->ndirs; i-- > 1;) {
+		size_t p = t->dirs[i].parent;
+
+		next[i] = first[p];
+		first[p] = i;
+	}
+	for (i = first[0]; i != none; i = next[i])
+		stack[sp++] = i;
+	/* The stack holds the level-1 directories last first: reverse. */
+	for (i = 0; i < sp / 2; i++) {
+		size_t x = stack[i];
+
+		stack[i] = stack[sp - 1 - i];
+		stack[sp - 1 - i] = x;
+	}
+	while (sp) {
+		size_t d = stack[--sp], c, k = sp;
+
+		order[n++] = d;
+		for (c = first[d]; c != none; c = next[c])
+			stack[sp++] = c;
+		/* Reverse what was just pushed, so the first child pops first. */
+		for (c = 0; c < (sp - k) / 2; c++) {
+			size_t x = stack[k + c];
+
+			stack[k + c] = stack[sp - 1 - c];
+			stack[sp - 1 - c] = x;
+		}
+	}
+	free(first);
+	free(next);
+	free(stack);
+	*out = order;
+	return (int)n;
+}
+
+static int print_dirs(const struct tally *t, int fully)
+{
+	size_t *order = NULL, i, wname = strlen("(all)");
+	const char *head = t->depth > 1 ? "directory" : "subsystem";
+	int n = dir_order(&order, t), wlines = (int)strlen("lines");
+
+	if (n < 0)
+		return n;
+	if (strlen(head) > wname)
+		wname = strlen(head);
+	for (i = 0; i < (size_t)n; i++) {
+		const struct tally_dir *d = &t->dirs[order[i]];
+		size_t w = 2 * (d->level - 1) + quote_width(d->path, fully);
+
+		if (w > wname)
+			wname = w;
+	}
+	if (digits(t->total_lines) > wlines)
+		wlines = digits(t->total_lines);
+	printf("\n%-*s  %*s  %10s\n", (int)wname, head, wlines, "lines",
+	       "from first");
+	for (i = 0; i < (size_t)n; i++) {
+		const struct tally_dir *d = &t->dirs[order[i]];
+		size_t indent = 2 * (d->level - 1);
+
+		printf("%*s", (int)indent, "");
+		put_name(d->path, wname - indent, fully);
+		printf("  %*llu  %9.2f%%\n", wlines,
+		       (unsigned long long)d->lines, d->first_share);
+	}
+	printf("%-*s  %*llu  %9.2f%%\n", (int)wname, "(all)", wlines,
+	       (unsigned long long)t->total_lines, t->dirs[0].first_share);
+	free(order);
+	return 0;
+}
+
+static void print_left(const char *why, size_t files, uint64_t lines)
+{
+	printf("left out %s: %zu text %s (%llu %s)\n", why, files,
+	       plural(files, "file", "files"), (unsigned long long)lines,
+	       plural(lines, "line", "lines"));
+}
+
+/* What the filters left out, so that a figure can be defended. */
+static void print_left_out(const struct report_info *in)
+{
+	if (in->ninclude || in->nexclude)
+		print_left("by --include/--exclude", in->left_globs_files,
+			   in->left_globs_lines);
+	if (in->skip_vendored)
+		print_left("as vendored or generated (--skip-vendored)",
+			   in->left_vendored_files, in->left_vendored_lines);
+	if (in->left_missing)
+		printf("left out and missing from the partial clone (not "
+		       "counted): %zu %s\n", in->left_missing,
+		       plural(in->left_missing, "file", "files"));
+	if (in->passed_over)
+		printf("note: %zu rename %s missing from the partial clone "
+		       "and left out by the filters passed over; git blame, "
+		       "which fetches them, might follow one\n",
+		       in->passed_over,
+		       plural(in->passed_over, "source", "sources"));
+}
+
+static int print_table(const struct tally *t, const struct report_info *in,
+		       int fully)
+{
+	const char *first = t->nreleases ? t->releases[0].name : "-";
+	int rc;
+
+	put_name(in->repo_name, 0, fully);
+	fputs(" at ", stdout);
+	put_name(in->rev, 0, fully);
+	printf(" (%.12s): %llu %s in %zu text %s\n\n", in->commit,
+	       (unsigned long long)t->total_lines,
+	       plural(t->total_lines, "line", "lines"), t->nfiles,
+	       plural(t->nfiles, "file", "files"));
+	print_releases(t, fully);
+	if ((rc = print_dirs(t, fully)) < 0)
+		return rc;
+	fputs("\nfiles untouched since ", stdout);
+	put_name(first, 0, fully);
+	printf(": %zu of %zu (%llu %s)\n", t->nuntouched, t->nfiles,
+	       (unsigned long long)t->untouched_lines,
+	       plural(t->untouched_lines, "line", "lines"));
+	print_left_out(in);
+	if (in->nboundary)
+		printf("note: shallow clone: %zu %s cut off; their lines "
+		       "count as theirs\n", in->nboundary,
+		       plural(in->nboundary, "commit", "commits"));
+	return 0;
+}
+
+/* "2010-02-24", or "-" */
 static void print_day(char *buf, size_t size, int64_t t)
 {
 	time_t when = (time_t)t;
@@ -818,24 +1048,43 @@ static size_t history_column(size_t r, size_t nrel)
 	return nrel <= HISTORY_COLUMNS ? r : r * HISTORY_COLUMNS / nrel;
 }
 
-static void print_history_head(const struct tally *t, size_t ncols)
+/* The widest snapshot name, "snapshot" at least. */
+static size_t history_name_width(const struct snapshots *s, int fully)
+{
+	size_t w = strlen("snapshot"), k;
+
+	for (k = 0; k < s->n; k++)
+		if (quote_width(s->list[k].name, fully) > w)
+			w = quote_width(s->list[k].name, fully);
+	return w;
+}
+
+static void print_history_head(const struct tally *t, size_t ncols,
+			       size_t wname, int fully)
 {
 	size_t c, r;
 
 	printf("\nshare of the lines at each snapshot by the release that "
-	       "wrote them (%%)\n%-20s %-10s %12s", "snapshot", "date",
-	       "lines");
+	       "wrote them (%%)\n%-*s  %-10s  %12s", (int)wname, "snapshot",
+	       "date", "lines");
 	for (c = 0; c < ncols; c++) {
+		char *q = NULL;
+		const char *name;
+
 		for (r = 0; history_column(r, t->nreleases) != c; r++)
 			;
-		printf(" %7.7s%s", t->releases[r].name,
-		       t->nreleases > HISTORY_COLUMNS ? "+" : " ");
+		name = quote_name(&q, t->releases[r].name, fully);
+		printf(" %8.*s%s", t->nreleases > HISTORY_COLUMNS ? 7 : 8,
+		       name ? name : "?",
+		       t->nreleases > HISTORY_COLUMNS ? "+" : "");
+		free(q);
 	}
 	putchar('\n');
 }
 
 static void print_history_row(const struct tally *t,
-			      const struct snapshot *p, size_t ncols)
+			      const struct snapshot *p, size_t ncols,
+			      size_t wname, int fully)
 {
 	uint64_t col[HISTORY_COLUMNS] = {0};
 	char day[16];
@@ -844,8 +1093,8 @@ static void print_history_row(const struct tally *t,
 	for (r = 0; r < t->nreleases; r++)
 		col[history_column(r, t->nreleases)] += p->by_release[r];
 	print_day(day, sizeof(day), p->date);
-	printf("%-20s %-10s %12llu", p->name, day,
-	       (unsigned long long)p->lines);
+	put_name(p->name, wname, fully);
+	printf("  %-10s  %12llu", day, (unsigned long long)p->lines);
 	for (c = 0; c < ncols; c++) {
 		if (!col[c])
 			printf(" %8s", "");
@@ -856,13 +1105,17 @@ static void print_history_row(const struct tally *t,
 	putchar('\n');
 }
 
-static void print_survival(const struct tally *t, const struct snapshots *s)
+static void print_survival(const struct tally *t, const struct snapshots *s,
+			   size_t wname, int fully)
 {
-	const struct snapshot *last = &s->list[s->n - 1];
-	size_t r;
+	size_t r, wrel = strlen("release");
 
-	printf("\n%-20s %-20s %12s %10s %10s\n", "release", "counted at",
-	       "lines then", "at last", "half-life");
+	for (r = 0; r < t->nreleases; r++)
+		if (s->survival[r].base != SNAPSHOT_NONE &&
+		    quote_width(t->releases[r].name, fully) > wrel)
+			wrel = quote_width(t->releases[r].name, fully);
+	printf("\n%-*s  %-*s  %12s  %8s  %s\n", (int)wrel, "release",
+	       (int)wname, "counted at", "lines then", "left", "half-life");
 	for (r = 0; r < t->nreleases; r++) {
 		const struct snapshot_survival *sv = &s->survival[r];
 		char hl[32] = "-";
@@ -870,28 +1123,35 @@ static void print_survival(const struct tally *t, const struct snapshots *s)
 		if (sv->base == SNAPSHOT_NONE)
 			continue;
 		if (sv->has_half_life)
-			snprintf(hl, sizeof(hl), "%.0f days",
-				 sv->half_life_days);
-		printf("%-20s %-20s %12llu %9.2f%% %10s\n", t->releases[r].name,
-		       s->list[sv->base].name,
+			snprintf(hl, sizeof(hl), "%.0f %s", sv->half_life_days,
+				 llround(sv->half_life_days) == 1 ? "day" :
+				 "days");
+		put_name(t->releases[r].name, wrel, fully);
+		fputs("  ", stdout);
+		put_name(s->list[sv->base].name, wname, fully);
+		printf("  %12llu  %7.2f%%  %s\n",
 		       (unsigned long long)s->list[sv->base].by_release[r],
 		       snapshots_share(s, r, s->n - 1), hl);
 	}
-	printf("(\"at last\": share still there at %s)\n", last->name);
+	fputs("(\"left\": the share still there at ", stdout);
+	put_name(s->list[s->n - 1].name, 0, fully);
+	fputs(")\n", stdout);
 }
 
-static void print_history(const struct tally *t, const struct snapshots *s)
+static void print_history(const struct tally *t, const struct snapshots *s,
+			  int fully)
 {
 	size_t ncols = t->nreleases < HISTORY_COLUMNS ? t->nreleases :
 		       HISTORY_COLUMNS, k;
+	size_t wname = history_name_width(s, fully);
 
-	print_history_head(t, ncols);
+	print_history_head(t, ncols, wname, fully);
 	for (k = 0; k < s->n; k++)
-		print_history_row(t, &s->list[k], ncols);
+		print_history_row(t, &s->list[k], ncols, wname, fully);
 	if (t->nreleases > HISTORY_COLUMNS)
-		printf("(a column \"NAME+\" is that release and those after it, "
-		       "up to the next column's)\n");
-	print_survival(t, s);
+		printf("(a column \"NAME+\" is that release and those after "
+		       "it, up to the next column's)\n");
+	print_survival(t, s, wname, fully);
 }
 
 /*
@@ -973,129 +1233,189 @@ static void print_heap_pages(void)
 		env ? " (GLIBC_TUNABLES=" : "", env ? env : "", env ? ")" : "");
 }
 
-static int run(struct options *o)
+/*
+ * SOURCE_DATE_EPOCH, for report: decimal seconds since 1970-01-01 UTC up
+ * to the end of year 9999 (dates are printed with four digits), or -1
+ * when unset or empty.
+ */
+#define SOURCE_DATE_MAX 253402300799LL
+
+static int source_date(int64_t *out)
 {
-	struct repository *repo = NULL;
-	struct history *h = NULL;
-	struct blame_result *b = NULL;
-	struct releases *rel = NULL;
-	struct tally *t = NULL;
-	struct snapshots *snap = NULL;
-	struct progress prog = {0};
-	struct blame_options bo = {0};
+	const char *v = getenv("SOURCE_DATE_EPOCH"), *p;
+	int64_t n = 0;
+
+	*out = -1;
+	if (!v || !*v)
+		return 0;
+	for (p = v; *p >= '0' && *p <= '9' && n <= SOURCE_DATE_MAX; p++)
+		n = n * 10 + (*p - '0');
+	if (*p || n > SOURCE_DATE_MAX)
+		return error_setc(STRATA_EUSAGE, "invalid value '%s' for "
+				  "SOURCE_DATE_EPOCH: expected seconds since "
+				  "1970-01-01 00:00 UTC, from 0 to %lld", v,
+				  SOURCE_DATE_MAX);
+	*out = n;
+	return 0;
+}
+
+/*
+ * Every value checked before any work, the same way whatever the
+ * command: the globs, the expressions and SOURCE_DATE_EPOCH. (Numbers
+ * and words are checked as they are parsed.)
+ */
+static int check_options(struct options *o)
+{
 	struct releases_options ro = {o->tags, o->group};
-	struct report_info info = {0};
-	struct report_options rep = {0};
-	struct timespec t0, t1;
-	git_oid tip, *ignore = NULL;
-	size_t nignore = 0, i;
-	char **ignore_hex = NULL;
-	const char *sde;
+	size_t i;
 	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < o->include.n; i++)
+		if ((rc = filter_glob_check(o->include.v[i], "--include")) < 0)
+			return rc;
+	for (i = 0; i < o->exclude.n; i++)
+		if ((rc = filter_glob_check(o->exclude.v[i], "--exclude")) < 0)
+			return rc;
 	if (o->cmd != CMD_BLAME && (rc = releases_check_options(&ro)) < 0)
 		return rc;
-	if (o->cmd == CMD_REPORT) {
-		const struct publish_api *pub;
-		char *found = NULL;
-
-		/*
-		 * Fail on a missing font, bad templates or no
-		 * strata-publish.so before any work.
-		 */
-		if ((rc = publish_load(&pub)) < 0 ||
-		    (rc = pub->check_font()) < 0 ||
-		    (rc = pub->find_templates(&found, o->templates)) < 0)
-			return rc;
-		free(found);
-	}
-	if ((rc = repository_open(&repo, o->repo)) < 0)
+	if (o->cmd == CMD_REPORT && (rc = source_date(&o->generated)) < 0)
 		return rc;
-	if ((rc = repository_resolve_commit(&tip, repo, o->rev)) < 0)
-		goto done;
-	if ((rc = load_ignores(&ignore, &nignore, repo, o)) < 0)
-		goto done;
-	prog.on = !o->quiet && isatty(2);
-	rc = history_load_progress(&h, repo, &tip, o->first_parent, o->jobs,
-				   prog.on ? progress_cb : NULL, &prog);
-	if (rc < 0)
-		goto done;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	info.seconds_history = seconds_since(&t0);
-	if (o->cmd != CMD_BLAME &&
-	    (rc = releases_compute(&rel, repo, h, &ro)) < 0)
-		goto done;
-	bo.ignore_whitespace = o->ignore_ws;
-	bo.ignore = ignore;
-	bo.nignore = nignore;
-	bo.jobs = (unsigned)o->jobs;
-	bo.want_path = o->cmd == CMD_BLAME ? want_path : NULL;
-	bo.want_payload = o;
-	bo.progress = prog.on ? progress_cb : NULL;
-	bo.progress_payload = &prog;
-	if (o->history != SNAPSHOTS_NONE) {
-		rc = snapshots_choose(&snap, h, rel, o->history, o->rev,
-				      o->include.n || o->exclude.n ? keep_path :
-				      NULL, o);
-		if (rc < 0)
-			goto done;
-		snapshots_engine_options(snap, &bo);
+	o->filter.include = o->include.v;
+	o->filter.ninclude = o->include.n;
+	o->filter.exclude = o->exclude.v;
+	o->filter.nexclude = o->exclude.n;
+	return 0;
+}
+
+/* Where and how report publishes. */
+static void report_options_of(struct report_options *rep,
+			      const struct options *o)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->out_dir = o->out;
+	rep->templates_dir = o->templates;
+	rep->force = o->force;
+	rep->chart.width = (unsigned)o->chart_width;
+	rep->chart.height = (unsigned)o->chart_height;
+	rep->chart.dark = o->dark;
+}
+
+/*
+ * Fail on an output directory strata may not use, a missing font,
+ * templates that do not parse or no strata-publish.so before any work:
+ * the blame can take minutes.
+ */
+static int check_publish(const struct options *o)
+{
+	const struct publish_api *pub;
+	struct report_options rep;
+	char *found = NULL;
+	int rc;
+
+	report_options_of(&rep, o);
+	if ((rc = report_check(&rep)) < 0 || (rc = publish_load(&pub)) < 0 ||
+	    (rc = pub->check_font()) < 0 ||
+	    (rc = pub->find_templates(&found, o->templates)) < 0)
+		return rc;
+	free(found);
+	return 0;
+}
+
+/* core.quotePath (default true), as git reads it. */
+static int quote_path_fully(struct repository *repo)
+{
+	git_config *cfg = NULL;
+	int v = 1;
+
+	if (git_repository_config_snapshot(&cfg, repo->git) == 0) {
+		if (git_config_get_bool(&v, cfg, "core.quotePath") < 0)
+			v = 1;
+		git_config_free(cfg);
 	}
-	rc = blame_tree(&b, repo, h, &bo);
-	progress_end(&prog);
-	if (rc == 0 && snap)
-		rc = snapshots_finish(snap);
-	if (rc < 0)
-		goto done;
-	info.seconds_blame = seconds_since(&t1);
-	if (o->verbose)
-		fprintf(stderr, "strata: %zu commits (%zu cut off by a shallow "
-			"clone) read in %.2fs; %zu file versions, %llu diffs, "
-			"%llu renames; walk %.2fs, diffs and lines %.2fs, "
-			"result %.2fs\n",
-			h->n, h->nboundary, info.seconds_history,
-			b->nversions, (unsigned long long)b->ndiffs,
-			(unsigned long long)b->nrenames, b->seconds_walk,
-			b->seconds_diff, b->seconds_eval);
-	if (o->verbose)
-		fprintf(stderr, "strata: %zu object reads, %zu from the cache, "
-			"%zu objects built from packs; a cache of %zu KiB for "
-			"the walk\n", b->nreads, b->ncached, b->nbuilt,
-			b->walk_cache >> 10);
-	if (o->verbose && snap)
+	return v;
+}
+
+static void print_verbose(const struct history *h,
+			  const struct blame_result *b,
+			  const struct snapshots *snap,
+			  const struct report_info *info)
+{
+	fprintf(stderr, "strata: %zu commits (%zu cut off by a shallow "
+		"clone) read in %.2fs; %zu file versions, %llu diffs, "
+		"%llu renames; walk %.2fs, diffs and lines %.2fs, "
+		"result %.2fs\n",
+		h->n, h->nboundary, info->seconds_history,
+		b->nversions, (unsigned long long)b->ndiffs,
+		(unsigned long long)b->nrenames, b->seconds_walk,
+		b->seconds_diff, b->seconds_eval);
+	fprintf(stderr, "strata: %zu object reads, %zu from the cache, "
+		"%zu objects built from packs; a cache of %zu KiB for "
+		"the walk\n", b->nreads, b->ncached, b->nbuilt,
+		b->walk_cache >> 10);
+	if (b->npassed_over)
+		fprintf(stderr, "strata: %zu rename %s missing from the "
+			"partial clone and left out by the filters passed "
+			"over\n", b->npassed_over,
+			b->npassed_over == 1 ? "source" : "sources");
+	if (snap)
 		fprintf(stderr, "strata: %zu snapshots (%s): %zu text files, "
 			"%zu distinct versions\n", snap->n,
 			snapshots_when_name(snap->when), b->nsnapshot_files,
 			b->nsnapshot_versions);
-	if (o->verbose)
-		print_heap_pages();
-	if (o->cmd == CMD_BLAME) {
-		if ((rc = check_pathspecs(o, b)) < 0)
-			goto done;
-		rc = print_blame(b, h);
-		goto done;
-	}
-	rc = tally_build(&t, b, rel, (unsigned)o->depth,
-			 o->include.n || o->exclude.n ? keep_path : NULL, o);
-	if (rc < 0)
+	print_heap_pages();
+}
+
+/* One rule for every command: a run with no text file left fails. */
+static int check_found(const struct options *o, const struct blame_result *b)
+{
+	char given[64];
+
+	if (b->nfiles)
+		return 0;
+	if (!filter_active(&o->filter))
+		return error_set("no text file at '%s'", o->rev);
+	return error_set("no text file at '%s' is left by %s", o->rev,
+			 filters_given(o, given, sizeof(given)));
+}
+
+/* The tally and what table and report say about the run. */
+static int run_tally(struct options *o, struct repository *repo,
+		     const struct history *h, const struct blame_result *b,
+		     const struct releases *rel, const struct snapshots *snap,
+		     const git_oid *ignore, size_t nignore,
+		     struct report_info *info, const struct timespec *t0)
+{
+	struct tally *t = NULL;
+	struct report_options rep = {0};
+	char **ignore_hex = NULL;
+	size_t i;
+	int rc;
+
+	if ((rc = tally_build(&t, b, rel, (unsigned)o->depth, NULL, NULL)) < 0)
 		goto done;
 	t->history = snap;
-	if (!t->nfiles) {
-		rc = error_set("no text file at '%s'%s", o->rev,
-			       o->include.n || o->exclude.n ?
-			       " matches --include/--exclude" : "");
-		goto done;
+	if (filter_active(&o->filter)) {
+		struct blame_left_out lo;
+
+		rc = blame_count_left_out(&lo, repo,
+					  &h->commits[h->n - 1].tree,
+					  left_out_reason, o);
+		if (rc < 0)
+			goto done;
+		info->left_globs_files = lo.files[FILTER_GLOBS];
+		info->left_globs_lines = lo.lines[FILTER_GLOBS];
+		info->left_vendored_files = lo.files[FILTER_VENDORED];
+		info->left_vendored_lines = lo.lines[FILTER_VENDORED];
+		info->left_missing = lo.missing;
 	}
-	info.repo_name = repo->name;
-	info.rev = o->rev;
-	git_oid_tostr(info.commit, sizeof(info.commit), &tip);
-	info.commit_time = h->commits[h->n - 1].time;
-	info.version = STRATA_VERSION;
-	info.tags_ere = o->tags ? o->tags : releases_default_tags;
-	info.group_ere = o->group;
-	info.first_parent = o->first_parent;
-	info.ignore_whitespace = o->ignore_ws;
+	info->repo_name = repo->name;
+	info->rev = o->rev;
+	info->commit_time = h->commits[h->n - 1].time;
+	info->version = STRATA_VERSION;
+	info->tags_ere = o->tags ? o->tags : releases_default_tags;
+	info->group_ere = o->group;
+	info->first_parent = o->first_parent;
+	info->ignore_whitespace = o->ignore_ws;
 	ignore_hex = calloc(nignore ? nignore : 1, sizeof(*ignore_hex));
 	if (!ignore_hex) {
 		rc = error_oom();
@@ -1109,53 +1429,159 @@ static int run(struct options *o)
 		}
 		git_oid_tostr(ignore_hex[i], GIT_OID_HEXSZ + 1, &ignore[i]);
 	}
-	info.ignore_revs = (const char *const *)ignore_hex;
-	info.nignore_revs = nignore;
-	info.include = o->include.v;
-	info.ninclude = o->include.n;
-	info.exclude = o->exclude.v;
-	info.nexclude = o->exclude.n;
-	info.depth = (unsigned)o->depth;
-	info.jobs = (unsigned)o->jobs;
-	info.shallow = h->nboundary > 0;
-	info.nboundary = h->nboundary;
-	info.ncommits = h->n;
-	info.ndiffs = b->ndiffs;
-	sde = getenv("SOURCE_DATE_EPOCH");
+	info->ignore_revs = (const char *const *)ignore_hex;
+	info->nignore_revs = nignore;
+	info->include = o->include.v;
+	info->ninclude = o->include.n;
+	info->exclude = o->exclude.v;
+	info->nexclude = o->exclude.n;
+	info->skip_vendored = o->skip_vendored;
+	info->passed_over = b->npassed_over;
+	info->depth = (unsigned)o->depth;
+	info->jobs = (unsigned)o->jobs;
+	info->shallow = h->nboundary > 0;
+	info->nboundary = h->nboundary;
+	info->ncommits = h->n;
+	info->ndiffs = b->ndiffs;
 	/* The same input gives the same report: no wall clock by default. */
-	info.generated = sde && *sde ? strtoll(sde, NULL, 10) : info.commit_time;
-	info.reproducible = sde && *sde;
-	info.seconds_total = seconds_since(&t0);
+	info->generated = o->generated >= 0 ? o->generated : info->commit_time;
+	info->reproducible = o->generated >= 0;
+	info->seconds_total = seconds_since(t0);
 	if (o->cmd == CMD_TABLE) {
-		print_table(t, &info);
-		if (snap)
-			print_history(t, snap);
-		if (h->nboundary)
-			printf("note: shallow clone: %zu commit%s cut off; "
-			       "their lines count as theirs\n", h->nboundary,
-			       h->nboundary == 1 ? "" : "s");
+		rc = print_table(t, info, o->quote_fully);
+		if (rc == 0 && snap)
+			print_history(t, snap, o->quote_fully);
 		goto done;
 	}
-	rep.out_dir = o->out;
-	rep.templates_dir = o->templates;
-	rep.force = o->force;
-	rep.chart.width = (unsigned)o->chart_width;
-	rep.chart.height = (unsigned)o->chart_height;
-	rep.chart.dark = o->dark;
-	rc = report_publish(t, &info, &rep);
+	report_options_of(&rep, o);
+	rc = report_publish(t, info, &rep);
 done:
 	if (ignore_hex)
 		for (i = 0; i < nignore; i++)
 			free(ignore_hex[i]);
 	free(ignore_hex);
-	free(ignore);
 	tally_free(t);
+	return rc;
+}
+
+/*
+ * Before the blame: the releases (table, report) and the snapshots of the
+ * history, whose lines the engine hands over as it blames.
+ */
+static int prepare_cohorts(struct options *o, struct repository *repo,
+			   const struct history *h, struct releases **rel,
+			   struct snapshots **snap, struct blame_options *bo)
+{
+	struct releases_options ro = {o->tags, o->group};
+	int rc;
+
+	if (o->cmd == CMD_BLAME)
+		return 0;
+	if ((rc = releases_compute(rel, repo, h, &ro)) < 0)
+		return rc;
+	if (o->history == SNAPSHOTS_NONE)
+		return 0;
+	if ((rc = snapshots_choose(snap, h, *rel, o->history, o->rev, NULL,
+				   NULL)) < 0)
+		return rc;
+	snapshots_engine_options(*snap, bo);
+	return 0;
+}
+
+static int run(struct options *o)
+{
+	struct repository *repo = NULL;
+	struct history *h = NULL;
+	struct blame_result *b = NULL;
+	struct attr *attr = NULL;
+	struct releases *rel = NULL;
+	struct snapshots *snap = NULL;
+	struct progress prog = {0};
+	struct blame_options bo = {0};
+	struct report_info info = {0};
+	struct timespec t0, t1;
+	git_oid tip, *ignore = NULL;
+	size_t nignore = 0;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((rc = check_options(o)) < 0 ||
+	    (o->cmd == CMD_REPORT && (rc = check_publish(o)) < 0))
+		return rc;
+	if ((rc = repository_open(&repo, o->repo)) < 0)
+		return rc;
+	o->quote_fully = quote_path_fully(repo);
+	if ((rc = repository_resolve_commit(&tip, repo, o->rev)) < 0)
+		goto done;
+	if ((rc = load_ignores(&ignore, &nignore, repo, o)) < 0)
+		goto done;
+	prog.on = !o->quiet && isatty(2);
+	rc = history_load_progress(&h, repo, &tip, o->first_parent, o->jobs,
+				   prog.on ? progress_cb : NULL, &prog);
+	if (rc < 0)
+		goto done;
+	if (o->skip_vendored) {
+		if ((rc = attr_load_tree(&attr, repo->git,
+					 &h->commits[h->n - 1].tree)) < 0)
+			goto done;
+		o->filter.attr = attr;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	info.seconds_history = seconds_since(&t0);
+	bo.ignore_whitespace = o->ignore_ws;
+	bo.ignore = ignore;
+	bo.nignore = nignore;
+	bo.jobs = (unsigned)o->jobs;
+	bo.want_path = o->paths.n || filter_active(&o->filter) ? want_path
+							      : NULL;
+	bo.pass_over = filter_active(&o->filter) ? left_out : NULL;
+	bo.want_payload = o;
+	bo.progress = prog.on ? progress_cb : NULL;
+	bo.progress_payload = &prog;
+	if ((rc = prepare_cohorts(o, repo, h, &rel, &snap, &bo)) < 0)
+		goto done;
+	rc = blame_tree(&b, repo, h, &bo);
+	progress_end(&prog);
+	if (rc == 0 && snap)
+		rc = snapshots_finish(snap);
+	if (rc < 0)
+		goto done;
+	info.seconds_blame = seconds_since(&t1);
+	if (o->verbose)
+		print_verbose(h, b, snap, &info);
+	if ((o->cmd == CMD_BLAME && (rc = check_pathspecs(o, b)) < 0) ||
+	    (rc = check_found(o, b)) < 0)
+		goto done;
+	if (o->cmd == CMD_BLAME) {
+		rc = print_blame(b, h, o);
+		goto done;
+	}
+	git_oid_tostr(info.commit, sizeof(info.commit), &tip);
+	rc = run_tally(o, repo, h, b, rel, snap, ignore, nignore, &info, &t0);
+done:
+	free(ignore);
 	snapshots_free(snap);
 	releases_free(rel);
 	blame_result_free(b);
 	history_free(h);
+	attr_free(attr);
 	repository_free(repo);
 	return rc;
+}
+
+/*
+ * What went to stdout must have arrived: a full disk or a closed pipe is
+ * an error (exit 1), said once, even when all else went well.
+ */
+static int finish_stdout(int code)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return code;
+	if (!write_failed)
+		fprintf(stderr, "strata: write error: %s\n",
+			strerror(errno ? errno : EIO));
+	return 1;
 }
 
 static void options_release(struct options *o)
@@ -1201,11 +1627,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		fputs(usage_main, stdout);
-		return 0;
+		return finish_stdout(0);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("strata %s\n", STRATA_VERSION);
-		return 0;
+		return finish_stdout(0);
 	}
 	if (!strcmp(argv[1], "blame")) {
 		o.cmd = CMD_BLAME;
@@ -1224,7 +1650,7 @@ int main(int argc, char **argv)
 	for (i = 2; i < argc && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(help, stdout);
-			return 0;
+			return finish_stdout(0);
 		}
 	}
 	o.rev = "HEAD";
@@ -1234,6 +1660,7 @@ int main(int argc, char **argv)
 	o.out = "output";
 	o.chart_width = 960;
 	o.chart_height = 480;
+	o.generated = -1;
 	o.history = o.cmd == CMD_REPORT ? SNAPSHOTS_RELEASES : SNAPSHOTS_NONE;
 	heap_huge_pages(argv);
 	malloc_tune();
@@ -1262,7 +1689,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "strata: %s\n", error_last());
 	options_release(&o);
 	git_libgit2_shutdown();
+	/*
+	 * A signal caught while publishing, once everything is cleaned up:
+	 * end as it would have ended us, so the caller sees 128 + N.
+	 */
+	if ((i = report_signal())) {
+		fflush(NULL);
+		signal(i, SIG_DFL);
+		raise(i);
+		return 128 + i;
+	}
 	if (rc == STRATA_EUSAGE)
 		return 2;
-	return rc < 0 ? 1 : 0;
+	return finish_stdout(rc < 0 ? 1 : 0);
 }

@@ -82,6 +82,10 @@ struct rename_detector {
 	struct rename_sources *memo;
 
 	const char *missing_hint;   /* borrowed, or NULL */
+	/* which missing sources to pass over (partial clones), and how many */
+	int (*pass_over)(const char *path, void *payload);
+	void *pass_payload;
+	size_t npassed;
 };
 
 struct src_entry {
@@ -282,24 +286,30 @@ static int cache_get(struct blob_info **out, struct rename_detector *rd,
 }
 
 /*
- * The error for object `oid` that libgit2 failed to read with `rc`: the
- * detector's hint when it is missing, else libgit2's reason.
+ * The error for object `oid` (of `path`, if known) that libgit2 failed to
+ * read with `rc`: the detector's hint when it is missing (and then
+ * STRATA_EMISSING), else libgit2's reason.
  */
 static int read_error(const struct rename_detector *rd, int rc,
-		      const char *what, const git_oid *oid)
+		      const char *what, const git_oid *oid, const char *path)
 {
 	char hex[GIT_OID_HEXSZ + 1];
 
 	git_oid_tostr(hex, sizeof(hex), oid);
 	if (rc == GIT_ENOTFOUND && rd->missing_hint)
-		return error_set("unable to read %s '%s': %s", what, hex,
-				 rd->missing_hint);
+		return error_setc(STRATA_EMISSING, "unable to read %s '%s'%s%s%s: "
+				  "%s", what, hex, path ? " of '" : "",
+				  path ? path : "", path ? "'" : "",
+				  rd->missing_hint);
+	if (path)
+		return error_git("unable to read %s '%s' of '%s'", what, hex,
+				 path);
 	return error_git("unable to read %s '%s'", what, hex);
 }
 
 /* The size of a blob from its object header, without inflating it. */
 static int blob_size(int64_t *out, struct rename_detector *rd,
-		     const git_oid *oid)
+		     const git_oid *oid, const char *path)
 {
 	size_t len;
 	git_object_t type;
@@ -307,7 +317,7 @@ static int blob_size(int64_t *out, struct rename_detector *rd,
 	int rc = git_odb_read_header(&len, &type, rd->odb, oid);
 
 	if (rc < 0)
-		return read_error(rd, rc, "object", oid);
+		return read_error(rd, rc, "object", oid, path);
 	if (type != GIT_OBJECT_BLOB)
 		return error_set("object '%s' is not a blob",
 				 git_oid_tostr(hex, sizeof(hex), oid));
@@ -316,11 +326,11 @@ static int blob_size(int64_t *out, struct rename_detector *rd,
 }
 
 static int info_size(int64_t *out, struct rename_detector *rd,
-		     struct blob_info *e)
+		     struct blob_info *e, const char *path)
 {
 	int err;
 
-	if (e->size < 0 && (err = blob_size(&e->size, rd, &e->oid)) < 0)
+	if (e->size < 0 && (err = blob_size(&e->size, rd, &e->oid, path)) < 0)
 		return err;
 	*out = e->size;
 	return 0;
@@ -382,7 +392,7 @@ static int info_index(struct rename_detector *rd, struct blob_info *e)
 		len = obj->len;
 	} else {
 		if ((err = git_blob_lookup(&blob, rd->repo, &e->oid)) < 0)
-			return read_error(rd, err, "blob", &e->oid);
+			return read_error(rd, err, "blob", &e->oid, NULL);
 		buf = git_blob_rawcontent(blob);
 		len = (size_t)git_blob_rawsize(blob);
 	}
@@ -573,6 +583,19 @@ void rename_detector_set_missing_hint(struct rename_detector *rd,
 	rd->missing_hint = hint;
 }
 
+void rename_detector_set_pass_over(struct rename_detector *rd,
+				   int (*fn)(const char *path, void *payload),
+				   void *payload)
+{
+	rd->pass_over = fn;
+	rd->pass_payload = payload;
+}
+
+size_t rename_detector_passed_over(const struct rename_detector *rd)
+{
+	return rd->npassed;
+}
+
 void rename_detector_set_cache_limit(struct rename_detector *rd, size_t bytes)
 {
 	rd->limit = bytes;
@@ -757,13 +780,31 @@ void rename_sources_free(struct rename_sources *rs)
 	free(rs);
 }
 
+/* A source whose blob a partial clone left out, passed over. */
+#define SIZE_PASSED (-2)
+
+/*
+ * The size of source i: 0, or 1 when it is passed over (its blob is
+ * missing from a partial clone and the caller's pass_over() says so: it
+ * then never scores), or an error.
+ */
 static int source_size(int64_t *out, struct rename_sources *rs, uint32_t i)
 {
 	struct src_entry *s = &rs->src[i];
+	struct rename_detector *rd = rs->rd;
 	int err;
 
-	if (s->size < 0 && (err = blob_size(&s->size, rs->rd, &s->oid)) < 0)
-		return err;
+	if (s->size == SIZE_PASSED)
+		return 1;
+	if (s->size < 0 &&
+	    (err = blob_size(&s->size, rd, &s->oid, s->path)) < 0) {
+		if (err != STRATA_EMISSING || !rd->pass_over ||
+		    !rd->pass_over(s->path, rd->pass_payload))
+			return err;
+		s->size = SIZE_PASSED;
+		rd->npassed++;
+		return 1;
+	}
 	*out = s->size;
 	return 0;
 }
@@ -893,7 +934,7 @@ static int board_pick(int *out, struct rename_sources *rs,
 			continue;
 		if ((err = source_size(&ssize, rs, i)) < 0)
 			return err;
-		if (!size_passes(ssize, dsize, MIN_SCORE))
+		if (err || !size_passes(ssize, dsize, MIN_SCORE))
 			continue;
 		pend[np].src = i;
 		pend[np].bound = score_bound(ssize, dsize, d);
@@ -1006,7 +1047,7 @@ int rename_sources_find(int *out, struct rename_sources *rs,
 	if (!is_regular(dst_mode))
 		return 0;
 	if ((err = cache_get(&d, rd, dst_oid)) < 0 ||
-	    (err = info_size(&dsize, rd, d)) < 0)
+	    (err = info_size(&dsize, rd, d, dst_path)) < 0)
 		goto done;
 	if (!dsize)
 		goto done;
@@ -1020,11 +1061,15 @@ int rename_sources_find(int *out, struct rename_sources *rs,
 	b = base_slot(rs, base, baselen, basehash);
 	if (b->count == 1 && is_regular(rs->src[b->first].mode)) {
 		i = b->first;
+		/* (A source passed over scores nothing.) */
 		if ((err = source_size(&ssize, rs, i)) < 0 ||
-		    (err = similarity(&score, rd, &rs->src[i].oid, ssize, d,
-				      dsize, rd->basename_score)) < 0)
+		    (!err && (err = similarity(&score, rd, &rs->src[i].oid,
+					      ssize, d, dsize,
+					      rd->basename_score)) < 0))
 			goto done;
-		if (score >= rd->basename_score) {
+		if (err)
+			err = 0;
+		else if (score >= rd->basename_score) {
 			*out = (int)i;
 			goto done;
 		}
@@ -1090,9 +1135,9 @@ int rename_score(int *out, struct rename_detector *rd,
 	*out = 0;
 	if (!is_regular(src_mode) || !is_regular(dst_mode))
 		return 0;
-	if ((err = blob_size(&ssize, rd, src_oid)) < 0 ||
+	if ((err = blob_size(&ssize, rd, src_oid, NULL)) < 0 ||
 	    (err = cache_get(&d, rd, dst_oid)) < 0 ||
-	    (err = info_size(&dsize, rd, d)) < 0 ||
+	    (err = info_size(&dsize, rd, d, NULL)) < 0 ||
 	    (err = similarity(out, rd, src_oid, ssize, d, dsize,
 			      min_score)) < 0)
 		*out = 0;

@@ -293,7 +293,8 @@ static int load_missing_hint(struct repository *repo)
 		snprintf(msg, sizeof(msg), "it is not in '%s', a partial clone "
 			 "that leaves objects with its promisor remote '%s' "
 			 "(strata reads only what a repository holds: clone "
-			 "it without --filter)", repo->path, name);
+			 "it without --filter, or leave the file out with "
+			 "--exclude)", repo->path, name);
 		if ((repo->missing_hint = strdup(msg)) != NULL)
 			odb_set_missing_hint(repo->odb, repo->missing_hint);
 		else
@@ -306,6 +307,16 @@ static int load_missing_hint(struct repository *repo)
 	return rc;
 }
 
+static unsigned discovery_flags(void)
+{
+	const char *v = getenv("GIT_DISCOVERY_ACROSS_FILESYSTEM");
+	int on = 0;
+
+	if (v && git_config_parse_bool(&on, v) == 0 && on)
+		return GIT_REPOSITORY_OPEN_CROSS_FS;
+	return 0;
+}
+
 int repository_open(struct repository **out, const char *path)
 {
 	struct repository *repo;
@@ -315,9 +326,14 @@ int repository_open(struct repository **out, const char *path)
 	repo = calloc(1, sizeof(*repo));
 	if (!repo)
 		return error_oom();
-	if ((rc = git_repository_open_ext(&repo->git, path,
-					  GIT_REPOSITORY_OPEN_NO_SEARCH,
-					  NULL)) < 0) {
+	/*
+	 * Found as git finds it: in `path` or a directory above it, up to
+	 * GIT_CEILING_DIRECTORIES, and on the same file system unless
+	 * GIT_DISCOVERY_ACROSS_FILESYSTEM says otherwise.
+	 */
+	if ((rc = git_repository_open_ext(&repo->git, path, discovery_flags(),
+					  getenv("GIT_CEILING_DIRECTORIES")))
+	    < 0) {
 		/* Not found is the usual case; say why otherwise. */
 		if (rc == GIT_ENOTFOUND)
 			rc = error_set("not a git repository: '%s'", path);

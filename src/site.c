@@ -53,36 +53,52 @@ static int readable(const char *dir, const char *name)
  * included from an escaping template is not escaped either: refuse it
  * rather than publish a page that a file name can inject into.
  */
-static int check_templates(const char *dir)
+static int check_pragma(const char *dir, const char *name)
 {
 	static const char pragma[] = SITE_PRAGMA;
 	char head[sizeof(pragma)];
+	char *p;
+	FILE *f;
+	size_t n;
+	int rc = 0;
 
-	for (size_t i = 0; site_templates[i]; i++) {
-		char *p;
-		FILE *f;
-		size_t n;
-
-		if (asprintf(&p, "%s/%s", dir, site_templates[i]) < 0)
-			return error_oom();
-		f = fopen(p, "rb");
-		if (!f) {
-			error_set("unable to read template '%s': %s", p,
-				  strerror(errno));
-			free(p);
-			return STRATA_ERR;
-		}
-		n = fread(head, 1, sizeof(pragma) - 1, f);
-		fclose(f);
-		if (n != sizeof(pragma) - 1 ||
-		    memcmp(head, pragma, sizeof(pragma) - 1)) {
-			error_set("template '%s' does not start with %s", p,
-				  pragma);
-			free(p);
-			return STRATA_ERR;
-		}
-		free(p);
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return error_oom();
+	f = fopen(p, "rb");
+	if (!f) {
+		rc = error_set("unable to read template '%s': %s", p,
+			       strerror(errno));
+		goto done;
 	}
+	n = fread(head, 1, sizeof(pragma) - 1, f);
+	fclose(f);
+	if (n != sizeof(pragma) - 1 ||
+	    memcmp(head, pragma, sizeof(pragma) - 1))
+		rc = error_set("template '%s' does not start with %s", p,
+			       pragma);
+done:
+	free(p);
+	return rc;
+}
+
+/*
+ * Every template is parsed here, before any work: a syntax error would
+ * otherwise show only when the pages are written, after the whole blame.
+ */
+static int check_templates(const char *dir)
+{
+	struct template_set *set = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && site_templates[i]; i++)
+		rc = check_pragma(dir, site_templates[i]);
+	if (!rc)
+		rc = template_set_new(&set, dir);
+	for (size_t i = 0; !rc && site_templates[i]; i++)
+		rc = template_set_load(set, site_templates[i]);
+	template_set_free(set);
+	if (rc < 0)
+		return rc;
 	if (!readable(dir, SITE_CSS))
 		return error_set("unable to read '%s/%s': %s", dir, SITE_CSS,
 				 strerror(errno));
@@ -789,6 +805,17 @@ static int index_method(struct site *s, struct template_dict *d)
 	if (info->nexclude) {
 		TRY(template_dict_add(&sec, d, "EXCLUDE"));
 		TRY(set_join(sec, "PATTERNS", info->exclude, info->nexclude));
+	}
+	if (info->skip_vendored)
+		TRY(template_dict_show(d, "SKIP_VENDORED"));
+	/* What the filters left out, so that the figures can be defended. */
+	if (info->ninclude || info->nexclude || info->skip_vendored) {
+		TRY(template_dict_add(&sec, d, "LEFT_OUT"));
+		TRY(set_counted(sec, "N_FILES", info->left_globs_files +
+				info->left_vendored_files, "text file",
+				"text files"));
+		TRY(set_counted(sec, "N_LINES", info->left_globs_lines +
+				info->left_vendored_lines, "line", "lines"));
 	}
 	/*
 	 * Times and jobs differ from run to run and machine to machine: left

@@ -142,6 +142,31 @@ extern "C" void template_set_free(struct template_set *set)
 	}
 }
 
+extern "C" int template_set_load(struct template_set *set, const char *name)
+{
+	try {
+		captured_log log;
+
+		if (set->cache.FindTemplateFilename(name).empty())
+			return error_set("template '%s' not found in '%s'",
+					 name, set->dir.c_str());
+		if (!set->cache.LoadTemplate(name, ctemplate::STRIP_BLANK_LINES)) {
+			std::string why = log.text();
+			return error_set("unable to parse template '%s/%s'%s%s",
+					 set->dir.c_str(), name,
+					 why.empty() ? "" : ": ", why.c_str());
+		}
+		return 0;
+	} catch (const std::bad_alloc &) {
+		return error_oom();
+	} catch (const std::exception &e) {
+		return error_set("unable to parse template '%s': %s", name,
+				 e.what());
+	} catch (...) {
+		return fail_unknown("template_set_load");
+	}
+}
+
 extern "C" int template_expand(char **out, size_t *len,
 			       struct template_set *set, const char *name,
 			       const struct template_dict *dict)

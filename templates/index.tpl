@@ -70,7 +70,7 @@
 <dt>History</dt><dd>{{N_COMMITS}}{{#FIRST_PARENT}}, first parents only{{/FIRST_PARENT}}{{#SHALLOW}}; <strong>a shallow clone</strong>, cut off at {{N_BOUNDARY}}, so older code counts as theirs{{/SHALLOW}}{{#NOT_SHALLOW}}, complete (not a shallow clone){{/NOT_SHALLOW}}</dd>
 <dt>Release tags</dt><dd><code>{{TAGS_ERE}}</code>{{#GROUP_ERE}}, grouped by <code>{{GROUP_ERE}}</code>{{/GROUP_ERE}}{{#NO_GROUP}}, pre-releases folded into their release{{/NO_GROUP}}</dd>
 <dt>Blame</dt><dd>{{#IGNORE_WHITESPACE}}whitespace ignored (<code>-w</code>){{/IGNORE_WHITESPACE}}{{#WHITESPACE}}whitespace counts{{/WHITESPACE}}; {{N_DIFFS}}{{#IGNORE_REVS}}; ignoring {{N_REVS}}: {{#IGNORED}}<code class="hash">{{HASH}}</code> {{/IGNORED}}{{/IGNORE_REVS}}</dd>
-<dt>Files</dt><dd>{{#INCLUDE}}only <code>{{PATTERNS}}</code>{{/INCLUDE}}{{#ALL_FILES}}every text file{{/ALL_FILES}}{{#EXCLUDE}}, except <code>{{PATTERNS}}</code>{{/EXCLUDE}}; directories tallied {{N_LEVELS}} deep</dd>
+<dt>Files</dt><dd>{{#INCLUDE}}only <code>{{PATTERNS}}</code>{{/INCLUDE}}{{#ALL_FILES}}every text file{{/ALL_FILES}}{{#EXCLUDE}}, except <code>{{PATTERNS}}</code>{{/EXCLUDE}}{{#SKIP_VENDORED}}, except what <code>.gitattributes</code> marks vendored or generated{{/SKIP_VENDORED}}{{#LEFT_OUT}} (left out: {{N_FILES}}, {{N_LINES}}){{/LEFT_OUT}}; directories tallied {{N_LEVELS}} deep</dd>
 {{#TIMES}}
 <dt>Time taken</dt><dd>{{TOTAL}} s in all ({{HISTORY}} s reading history, {{BLAME}} s blaming) with {{N_JOBS}}</dd>
 {{/TIMES}}

@@ -208,6 +208,27 @@ finish() {
 	[ "$_failed" = 0 ]
 }
 
+# --- errors ----------------------------------------------------------------
+
+# expect CODE PATTERN CMD...: run CMD (in the current directory, output
+# in ./out and ./err), require exit CODE, a single stderr line matching
+# the extended regex "^strata: PATTERN", and nothing on stdout.
+expect() {
+	local code=$1 pat=$2 rc=0
+	shift 2
+	"$@" >out 2>err || rc=$?
+	if [ "$rc" != "$code" ]; then
+		echo "exit $rc, wanted $code: $*"; cat err; return 1
+	fi
+	if [ "$(wc -l <err)" != 1 ] || ! grep -Eq "^strata: $pat" err; then
+		echo "stderr of '$*' should be one line matching '$pat':"; cat err
+		return 1
+	fi
+	if [ -s out ]; then
+		echo "unexpected stdout from '$*':"; head -3 out; return 1
+	fi
+}
+
 # --- parity ----------------------------------------------------------------
 
 # text_files REPO REV: the text files at REV, NUL-terminated, in tree order.
@@ -282,16 +303,33 @@ strata_expand() {
 		open(my $o, ">", $out) or die;
 		open(my $f, ">", $files) or die;
 		binmode STDIN;
+		# A path is quoted as git quotes it (core.quotePath): between
+		# double quotes with C escapes when it has a control character,
+		# a double quote, a backslash or a byte from 0x80; else raw.
+		my %esc = (a => "\a", b => "\b", t => "\t", n => "\n",
+			   v => "\013", f => "\f", r => "\r", q => "\"");
+		sub unquote {
+			my $q = shift;
+			if ($q !~ /^"(.*)"$/s) {
+				die "strata: path not quoted: " . enc($q) . "\n"
+				    if $q =~ /[\x00-\x1f"\\\x7f-\xff]/;
+				return $q;
+			}
+			my $s = $1;
+			my $back = $s =~ s/\\([0-3][0-7][0-7]|[abtnvfr"\\])/
+			    length($1) == 3 ? chr(oct($1)) :
+			    $1 eq "\\" ? "\\" : $esc{$1 eq "\"" ? "q" : $1}/gre;
+			die "strata: path quoted without need: $q\n"
+			    if $back !~ /[\x00-\x1f"\\\x7f-\xff]/;
+			return $back;
+		}
 		my @runs;
 		while (my $l = <STDIN>) {
 			chomp $l;
 			if ($l =~ /^([0-9a-f]{40})\t([0-9]+)\t([0-9]+)\t(.*)$/s) {
-				push @runs, [$1, $2, $3, $4];
-			} elsif (@runs) {
-				# A path with a newline, printed raw.
-				$runs[-1][3] .= "\n$l";
+				push @runs, [$1, $2, $3, unquote($4)];
 			} else {
-				die "strata: malformed line 1: $l\n";
+				die "strata: malformed line $.: $l\n";
 			}
 		}
 		my ($prev, $err) = (undef, 0);

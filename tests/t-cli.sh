@@ -4,24 +4,6 @@
 # for the rest, and leaves nothing behind.
 . "$(dirname "$0")/lib.sh"
 
-# expect CODE PATTERN CMD...: run CMD, require exit CODE, a single stderr
-# line matching the extended regex PATTERN, and no stdout.
-expect() {
-	local code=$1 pat=$2 rc=0
-	shift 2
-	"$@" >out 2>err || rc=$?
-	if [ "$rc" != "$code" ]; then
-		echo "exit $rc, wanted $code: $*"; cat err; return 1
-	fi
-	if [ "$(wc -l <err)" != 1 ] || ! grep -Eq "^strata: $pat" err; then
-		echo "stderr of '$*' should be one line matching '$pat':"; cat err
-		return 1
-	fi
-	if [ -s out ]; then
-		echo "unexpected stdout from '$*':"; head -3 out; return 1
-	fi
-}
-
 sample() {
 	repo_new r
 	commit_file a.c "one" x y z
@@ -40,7 +22,7 @@ help_and_version() {
 	for o in --rev --first-parent -w --ignore-rev --ignore-revs-file \
 		--tags --group --include --exclude --depth --jobs --quiet \
 		--verbose --out --force --templates --chart-width \
-		--chart-height --theme; do
+		--chart-height --theme --skip-vendored -z; do
 		"$STRATA" --help | grep -q -- "$o" || { echo "--help lacks $o"; return 1; }
 		grep -q -- "\`$o" "$(dirname "$0")/../docs/usage.md" 2>/dev/null ||
 			grep -q -- "$o" "$ROOT/docs/usage.md" ||
@@ -127,22 +109,26 @@ partial_clone() {
 		echo "the filter kept $big or $gone"; return 1; }
 	local hint="it is not in 'pc', a partial clone that leaves objects"
 	hint+=" with its promisor remote 'origin' \(strata reads only what a"
-	hint+=" repository holds: clone it without --filter\)$"
+	hint+=" repository holds: clone it without --filter, or leave the"
+	hint+=" file out with --exclude\)$"
 	# Up to "small a.c", a diff needs the big a.c; at the tip, the search
-	# for where c.c came from reads gone.c first.
-	expect 1 "unable to read blob '$big': $hint" \
+	# for where c.c came from reads gone.c first. Each error names the
+	# file.
+	local c
+	c=$(git -C src rev-parse --short=12 HEAD)
+	expect 1 "unable to read blob '$big' in the history of 'a.c': $hint" \
 		"$STRATA" blame pc --rev HEAD~2
-	expect 1 "unable to read (blob|object) '$gone': $hint" \
+	expect 1 "looking for where 'c.c' of commit $c came from: unable to read object '$gone' of 'gone.c': $hint" \
 		"$STRATA" blame pc
-	expect 1 "unable to read (blob|object) '$gone': $hint" \
+	expect 1 "looking for where 'c.c' of commit $c came from: unable to read object '$gone' of 'gone.c': $hint" \
 		"$STRATA" report pc --out rep
 	[ ! -e rep ] || { echo "a failed report left 'rep'"; return 1; }
 	git -C pc config remote.origin.promisor false
-	expect 1 "unable to read blob '$big': object not found" \
+	expect 1 "unable to read blob '$big' in the history of 'a.c': object not found" \
 		"$STRATA" blame pc --rev HEAD~2
 	git -C pc config --unset remote.origin.promisor
 	git -C pc config extensions.partialClone origin
-	expect 1 "unable to read blob '$big': $hint" \
+	expect 1 "unable to read blob '$big' in the history of 'a.c': $hint" \
 		"$STRATA" blame pc --rev HEAD~2
 	# Any other extension libgit2 does not know: it says which.
 	git -C pc config extensions.noSuchThing yes
@@ -169,7 +155,7 @@ first_missing_object() {
 	local j i
 	for j in 1 2 4; do
 		for i in 1 2 3; do
-			expect 1 "unable to read blob '$want'" \
+			expect 1 "unable to read blob '$want' of 'c.c': " \
 				"$STRATA" blame r --jobs $j
 		done
 	done

@@ -87,23 +87,31 @@ refuse_foreign() {
 failed_run() {
 	report "$REPO" --rev v1.1 --out out
 	snapshot out >before
-	# A template that fails half-way through the pages, after the data
-	# and the charts are written.
+	# A run that fails half-way through, after the data is written: a
+	# file size limit makes the first chart fail.
+	if (trap '' XFSZ; ulimit -f 8; report "$REPO" --out out 2>err); then
+		echo "the size limit did not bite"
+		return 1
+	fi
+	cat err
+	has err "File too large"
+	snapshot out | diff before -
+	no_leftovers
+	# The same into a directory that does not exist yet: still nothing.
+	if (trap '' XFSZ; ulimit -f 8; report "$REPO" --out fresh 2>/dev/null); then
+		return 1
+	fi
+	[ ! -e fresh ] || { echo "fresh/ was left"; return 1; }
+	no_leftovers
+	# A template that does not parse fails before any work.
 	cp -r "$TEMPLATES" broken
 	printf '{{#NEVER_CLOSED}}\n' >>broken/untouched.tpl
 	if report "$REPO" --out out --templates broken 2>err; then
 		echo "a broken template went through"
 		return 1
 	fi
-	cat err
 	has err "untouched.tpl"
 	snapshot out | diff before -
-	no_leftovers
-	# The same into a directory that does not exist yet: still nothing.
-	if report "$REPO" --out fresh --templates broken 2>/dev/null; then
-		return 1
-	fi
-	[ ! -e fresh ] || { echo "fresh/ was left"; return 1; }
 	no_leftovers
 }
 

@@ -31,8 +31,19 @@ struct blame_options {
 	const git_oid *ignore;          /* --ignore-rev(s): sorted, unique */
 	size_t nignore;
 	unsigned jobs;                  /* worker threads for diffs; 0 = 1 */
-	/* Keep only these paths (exact file paths); NULL = every text file. */
+	/*
+	 * Keep only these paths of the tip (exact file paths); NULL = every
+	 * text file. A file left out is never read: not checked for text,
+	 * not diffed. (The walk still looks at every path of the history:
+	 * git's rename detection offers every deleted file as a source.)
+	 */
 	int (*want_path)(const char *path, void *payload);
+	/*
+	 * In a partial clone, a rename source whose blob is missing and for
+	 * which this returns 1 is passed over (rename.h) rather than an
+	 * error; NULL: never. Same payload.
+	 */
+	int (*pass_over)(const char *path, void *payload);
 	void *want_payload;
 	/*
 	 * Progress, called from the calling thread: `stage` is "history"
@@ -93,6 +104,7 @@ struct blame_result {
 	size_t walk_cache;        /* the object cache's bound in the walk */
 	size_t nsnapshot_files;   /* text files of all snapshots */
 	size_t nsnapshot_versions;  /* distinct versions among them */
+	size_t npassed_over;      /* rename sources passed over (pass_over) */
 };
 
 /*
@@ -104,6 +116,26 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	       const struct history *h, const struct blame_options *opts);
 
 void blame_result_free(struct blame_result *r);
+
+/*
+ * The text files of a tree that the caller's filter left out, and their
+ * lines, by reason: reason(path) is 0 for a file kept, else the reason
+ * (1 to BLAME_LEFT_OUT_REASONS - 1) it was left out. Counting the lines
+ * reads those blobs (they are not blamed). A blob that a partial clone
+ * left out is counted in `missing` only.
+ */
+#define BLAME_LEFT_OUT_REASONS 3
+
+struct blame_left_out {
+	size_t files[BLAME_LEFT_OUT_REASONS];
+	uint64_t lines[BLAME_LEFT_OUT_REASONS];
+	size_t missing;
+};
+
+int blame_count_left_out(struct blame_left_out *out, struct repository *repo,
+			 const git_oid *tree,
+			 int (*reason)(const char *path, void *payload),
+			 void *payload);
 
 /*
  * 1 if a blob counts as a text file: non-empty and no NUL byte in its

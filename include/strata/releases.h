@@ -70,6 +70,7 @@ int releases_compute(struct releases **out, struct repository *repo,
 		     const struct history *h,
 		     const struct releases_options *opts);
 
+
 void releases_free(struct releases *r);
 
 #endif

@@ -88,6 +88,21 @@ void rename_detector_use_odb(struct rename_detector *rd, struct odb *db);
 void rename_detector_set_missing_hint(struct rename_detector *rd,
 				      const char *hint);
 
+/*
+ * A partial clone may lack a source's blob. When it does (the read
+ * fails with STRATA_EMISSING) and fn(source path, payload) returns 1,
+ * the source is passed over as if it could score nothing, rather than
+ * failing; git, which would fetch the blob, might have chosen it. NULL
+ * (the default): never. Errors for a missing blob name its path and
+ * return STRATA_EMISSING.
+ */
+void rename_detector_set_pass_over(struct rename_detector *rd,
+				   int (*fn)(const char *path, void *payload),
+				   void *payload);
+
+/* How many sources have been passed over so far. */
+size_t rename_detector_passed_over(const struct rename_detector *rd);
+
 /* Drop every cached blob index (the detector stays usable). */
 void rename_detector_clear(struct rename_detector *rd);
 

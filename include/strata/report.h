@@ -25,6 +25,16 @@ struct report_info {
 	size_t nignore_revs;
 	const char *const *include, *const *exclude;
 	size_t ninclude, nexclude;
+	int skip_vendored;         /* --skip-vendored */
+	/*
+	 * The text files at REV those left out, and their lines: by
+	 * --include/--exclude, by --skip-vendored; and how many left-out
+	 * files a partial clone lacks (not counted).
+	 */
+	size_t left_globs_files, left_vendored_files, left_missing;
+	uint64_t left_globs_lines, left_vendored_lines;
+	/* rename sources missing from a partial clone, passed over */
+	size_t passed_over;
 	unsigned depth, jobs;
 	int shallow;               /* some history was cut off */
 	size_t nboundary;
@@ -48,10 +58,32 @@ struct report_options {
 };
 
 /*
+ * Check, before any work, what can be checked of publishing into
+ * opts->out_dir: that it is not a file, a symbolic link or a broken one;
+ * that it is strata's (or empty, or opts->force); that its parent (or the
+ * directory its missing parents would be made in) takes writes. Makes
+ * nothing.
+ */
+int report_check(const struct report_options *opts);
+
+/*
  * Publish the report of `t` into opts->out_dir. Refuses a non-empty
- * directory that strata did not create unless opts->force.
+ * directory that strata did not create unless opts->force, and one whose
+ * marker it cannot trust. Deletes only what the marker proves strata
+ * wrote; moves everything else into the new report.
+ *
+ * While it runs, SIGINT, SIGTERM and SIGHUP (those not ignored) are
+ * caught: it then stops at the next step, puts DIR back as it was,
+ * removes what it made and fails with "interrupted by SIG...". A signal
+ * that comes once the new report is in place lets it finish.
  */
 int report_publish(const struct tally *t, const struct report_info *info,
 		   const struct report_options *opts);
+
+/*
+ * The first signal report_publish() caught, or 0. The caller should end
+ * with it (after its own clean-up): exit status 128 + the signal.
+ */
+int report_signal(void);
 
 #endif

@@ -43,9 +43,10 @@ struct repository_graft {
 };
 
 /*
- * Open the repository at `path` (a work tree, a .git dir or a bare
- * repository; no discovery upwards). *out is the caller's, freed with
- * repository_free().
+ * Open the repository at `path`: a work tree, a .git dir or a bare
+ * repository, or a directory inside one of them, found upwards as git
+ * does (GIT_CEILING_DIRECTORIES, GIT_DISCOVERY_ACROSS_FILESYSTEM; not
+ * GIT_DIR). *out is the caller's, freed with repository_free().
  */
 int repository_open(struct repository **out, const char *path);
 

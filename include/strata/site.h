@@ -31,8 +31,9 @@ struct site_options {
  * binary, `../../templates` from it (a binary in build/MODE/ of a source
  * tree), `../share/strata/templates` from it (a moved installation),
  * then STRATA_DATADIR/templates. Also checks that every template in
- * site_templates[] is there and starts with SITE_PRAGMA, so a bad
- * --templates fails before any work. *out is malloc'd.
+ * site_templates[] is there, starts with SITE_PRAGMA and parses (through
+ * ctemplate, as the pages will be expanded), so a bad --templates fails
+ * before any work. *out is malloc'd.
  */
 int site_find_templates(char **out, const char *given);
 

@@ -35,6 +35,14 @@ int template_set_new(struct template_set **out, const char *dir);
 void template_set_free(struct template_set *set);
 
 /*
+ * Parse the template file `name` now, as template_expand() would, so that
+ * a syntax error shows before any work; fails if it is missing or
+ * malformed. (Templates it includes are named by the caller at expansion
+ * time: check each by name.)
+ */
+int template_set_load(struct template_set *set, const char *name);
+
+/*
  * Expand the template file `name` (relative to the set's directory) with
  * `dict` into a malloc'd, NUL-terminated string (*out, length *len; len
  * may be NULL). Fails if the template or one it includes is missing or

@@ -148,6 +148,13 @@ static struct report_info info = {
 	.ninclude = 2,
 	.exclude = NULL,
 	.nexclude = 0,
+	.skip_vendored = 1,
+	.left_globs_files = 3,
+	.left_globs_lines = 120,
+	.left_vendored_files = 1,
+	.left_vendored_lines = 900,
+	.left_missing = 2,
+	.passed_over = 1,
 	.depth = 2,
 	.jobs = 4,
 	.shallow = 0,
@@ -221,6 +228,7 @@ static const char report_json[] =
 "    \"ignore_revs\": [\"fedcba9876543210fedcba9876543210fedcba98\"],\n"
 "    \"include\": [\"*.c\", \"Make*\"],\n"
 "    \"exclude\": [],\n"
+"    \"skip_vendored\": true,\n"
 "    \"depth\": 2\n"
 "  },\n"
 "  \"totals\": {\n"
@@ -228,7 +236,10 @@ static const char report_json[] =
 "    \"files\": 6,\n"
 "    \"releases\": 4,\n"
 "    \"untouched_files\": 2,\n"
-"    \"untouched_lines\": 5\n"
+"    \"untouched_lines\": 5,\n"
+"    \"left_out\": {\"include_exclude\": {\"files\": 3, \"lines\": 120}, "
+"\"vendored\": {\"files\": 1, \"lines\": 900}, \"missing\": 2},\n"
+"    \"renames_passed_over\": 1\n"
 "  },\n"
 "  \"releases\": [\n"
 "    {\"name\": \"v1.0\", \"unreleased\": false, \"tag\": \"v1.0\", "

@@ -1,0 +1,72 @@
+/*
+ * filter: which paths of REV a run keeps.
+ *
+ * Globs follow git's wildmatch (the matcher of .gitignore and
+ * .gitattributes patterns): `*`, `?`, `[...]` with ranges, `!` or `^`
+ * for negation and `[:class:]`, and `\` quoting the next character. With
+ * FILTER_PATHNAME, `*`, `?` and a bracket never match '/', and `**`
+ * between slashes (or at either end) spans directories; without it, `*`
+ * matches '/' too. A malformed glob (an unterminated bracket, an unknown
+ * class, a trailing backslash) never matches anything; filter_glob_check()
+ * tells why, so that an option can be refused before any work.
+ *
+ * Pure functions of their arguments: no I/O, safe on any thread.
+ */
+#ifndef STRATA_FILTER_H
+#define STRATA_FILTER_H
+
+#include <stddef.h>
+
+struct attr;
+
+#define FILTER_PATHNAME 1u
+
+/*
+ * 1 if the glob pat[0..plen) matches text[0..tlen), else 0. Neither
+ * needs a NUL at its end.
+ */
+int filter_glob_match(const char *pat, size_t plen, const char *text,
+		      size_t tlen, unsigned flags);
+
+/*
+ * 0 if `pat` is a well-formed glob; else STRATA_EUSAGE, with the message
+ * "invalid glob 'PAT' for 'OPT': WHY".
+ */
+int filter_glob_check(const char *pat, const char *opt);
+
+/*
+ * The --include/--exclude rule for one glob: without '/', it matches the
+ * path's base name or any directory name on it; with '/', the whole path
+ * or a leading run of its directories (a trailing '/' in the glob then
+ * means "this directory").
+ */
+int filter_glob_path(const char *glob, const char *path);
+
+/* What a run keeps: a file is kept when filter_path() says FILTER_KEEP. */
+struct filter {
+	const char *const *include;  /* --include: keep only what matches */
+	size_t ninclude;
+	const char *const *exclude;  /* --exclude: leave out what matches */
+	size_t nexclude;
+	/* --skip-vendored: REV's attributes, or NULL (borrowed) */
+	const struct attr *attr;
+};
+
+enum filter_reason {
+	FILTER_KEEP = 0,
+	FILTER_GLOBS,       /* left out by --include/--exclude */
+	FILTER_VENDORED     /* marked linguist-vendored or -generated */
+};
+
+enum filter_reason filter_path(const struct filter *f, const char *path);
+
+/* 1 if the filter leaves anything out at all. */
+int filter_active(const struct filter *f);
+
+/*
+ * A pathspec after "--" (strata blame): the file itself, or a directory
+ * above it ("." and "" are the whole tree).
+ */
+int filter_pathspec_match(const char *spec, const char *path);
+
+#endif

@@ -1,0 +1,355 @@
+#include "strata/filter.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "strata/attr.h"
+#include "strata/error.h"
+
+/*
+ * git's wildmatch, written over explicit ends. The results are git's,
+ * including its two early exits: ABORT_ALL (the text ran out, or the
+ * pattern is malformed: nothing can match) and ABORT_TO_STARSTAR (a '*'
+ * that cannot cross '/' gives up to an enclosing '**').
+ */
+enum { WM_MATCH, WM_NOMATCH, WM_ABORT_ALL, WM_ABORT_TO_STARSTAR };
+
+typedef unsigned char uchar;
+
+struct wild {
+	const uchar *pstart, *pend, *tend;
+	unsigned flags;
+};
+
+/* git's locale-independent ASCII classes (ctype.c). */
+static int in_class(const uchar *name, size_t len, uchar c)
+{
+#define IS(s) (len == sizeof(s) - 1 && !memcmp(name, s, len))
+	if (c >= 0x80)
+		return IS("alnum") || IS("alpha") || IS("blank") ||
+		       IS("cntrl") || IS("digit") || IS("graph") ||
+		       IS("lower") || IS("print") || IS("punct") ||
+		       IS("space") || IS("upper") || IS("xdigit") ? 0 : -1;
+	if (IS("alnum"))
+		return (c >= '0' && c <= '9') || ((c | 32) >= 'a' &&
+						  (c | 32) <= 'z');
+	if (IS("alpha"))
+		return (c | 32) >= 'a' && (c | 32) <= 'z';
+	if (IS("blank"))
+		return c == ' ' || c == '\t';
+	if (IS("cntrl"))
+		return c < 0x20 || c == 0x7f;
+	if (IS("digit"))
+		return c >= '0' && c <= '9';
+	if (IS("graph"))
+		return c > 0x20 && c < 0x7f;
+	if (IS("lower"))
+		return c >= 'a' && c <= 'z';
+	if (IS("print"))
+		return c >= 0x20 && c < 0x7f;
+	if (IS("punct"))
+		return c > 0x20 && c < 0x7f &&
+		       !((c >= '0' && c <= '9') ||
+			 ((c | 32) >= 'a' && (c | 32) <= 'z'));
+	if (IS("space"))
+		return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+	if (IS("upper"))
+		return c >= 'A' && c <= 'Z';
+	if (IS("xdigit"))
+		return (c >= '0' && c <= '9') || ((c | 32) >= 'a' &&
+						  (c | 32) <= 'f');
+	return -1;
+#undef IS
+}
+
+static int glob_special(uchar c)
+{
+	return c == '*' || c == '?' || c == '[' || c == '\\';
+}
+
+/*
+ * A bracket expression at *pp (just after '['), against t_ch: 1 if it
+ * matches, 0 if not, -1 if it is malformed. *pp ends on its ']'.
+ */
+static int bracket(const struct wild *w, const uchar **pp, uchar t_ch)
+{
+	const uchar *p = *pp, *pe = w->pend;
+	uchar p_ch, prev_ch = 0;
+	int matched = 0, negated;
+
+	/* The byte at q, or 0 past the end, as git reads its NUL. */
+#define AT(q) ((q) < pe ? *(q) : 0)
+	p_ch = AT(p);
+	if (p_ch == '^')
+		p_ch = '!';
+	negated = p_ch == '!';
+	if (negated) {
+		p++;
+		p_ch = AT(p);
+	}
+	do {
+		if (!p_ch)
+			return -1;
+		if (p_ch == '\\') {
+			p++;
+			p_ch = AT(p);
+			if (!p_ch)
+				return -1;
+			if (t_ch == p_ch)
+				matched = 1;
+		} else if (p_ch == '-' && prev_ch && AT(p + 1) &&
+			   AT(p + 1) != ']') {
+			p++;
+			p_ch = AT(p);
+			if (p_ch == '\\') {
+				p++;
+				p_ch = AT(p);
+				if (!p_ch)
+					return -1;
+			}
+			if (t_ch <= p_ch && t_ch >= prev_ch)
+				matched = 1;
+			p_ch = 0;
+		} else if (p_ch == '[' && AT(p + 1) == ':') {
+			const uchar *s;
+			int in;
+
+			for (s = p += 2; (p_ch = AT(p)) && p_ch != ']'; p++)
+				;
+			if (!p_ch)
+				return -1;
+			if (p - s < 1 || p[-1] != ':') {
+				/* No ":]": an ordinary '[' in the set. */
+				p = s - 2;
+				p_ch = '[';
+				if (t_ch == p_ch)
+					matched = 1;
+				continue;
+			}
+			in = in_class(s, (size_t)(p - s - 1), t_ch);
+			if (in < 0)
+				return -1;
+			if (in)
+				matched = 1;
+			p_ch = 0;
+		} else if (t_ch == p_ch) {
+			matched = 1;
+		}
+	} while (prev_ch = p_ch, p++, (p_ch = AT(p)) != ']');
+#undef AT
+	*pp = p;
+	return matched != negated;
+}
+
+static int dowild(const struct wild *w, const uchar *p, const uchar *t);
+
+/* The '*' or '**' at p (text at t); returns like dowild(), or -1 to go on
+ * with the pattern and text in *pp and *tp, each before the '/' to take. */
+static int star(const struct wild *w, const uchar **pp, const uchar **tp)
+{
+	const uchar *p = *pp, *t = *tp, *pe = w->pend, *te = w->tend;
+	const uchar *q = p + 1;
+	int match_slash, matched;
+
+	if (q < pe && *q == '*') {
+		const uchar *prev = p - 1;
+
+		while (q < pe && *q == '*')
+			q++;
+		if (!(w->flags & FILTER_PATHNAME)) {
+			match_slash = 1;
+		} else if ((prev < w->pstart || *prev == '/') &&
+			   (q == pe || *q == '/' ||
+			    (q + 1 < pe && q[0] == '\\' && q[1] == '/'))) {
+			/* "**" + '/': also nothing at all. */
+			if (q < pe && *q == '/' &&
+			    dowild(w, q + 1, t) == WM_MATCH)
+				return WM_MATCH;
+			match_slash = 1;
+		} else {
+			match_slash = 0;
+		}
+	} else {
+		match_slash = !(w->flags & FILTER_PATHNAME);
+	}
+	p = q;
+	if (p == pe)
+		return match_slash || !memchr(t, '/', (size_t)(te - t)) ?
+		       WM_MATCH : WM_NOMATCH;
+	if (!match_slash && *p == '/') {
+		const uchar *slash = memchr(t, '/', (size_t)(te - t));
+
+		if (!slash)
+			return WM_NOMATCH;
+		*pp = p;
+		*tp = slash;
+		return -1;
+	}
+	while (t < te) {
+		if (!glob_special(*p)) {
+			while (t < te && (match_slash || *t != '/') && *t != *p)
+				t++;
+			if (t == te || *t != *p)
+				return WM_NOMATCH;
+		}
+		matched = dowild(w, p, t);
+		if (matched != WM_NOMATCH) {
+			if (!match_slash || matched != WM_ABORT_TO_STARSTAR)
+				return matched;
+		} else if (!match_slash && *t == '/') {
+			return WM_ABORT_TO_STARSTAR;
+		}
+		t++;
+	}
+	return WM_ABORT_ALL;
+}
+
+static int dowild(const struct wild *w, const uchar *p, const uchar *t)
+{
+	const uchar *pe = w->pend, *te = w->tend;
+
+	for (; p < pe; t++, p++) {
+		uchar p_ch = *p, t_ch;
+		int r;
+
+		if (t == te && p_ch != '*')
+			return WM_ABORT_ALL;
+		t_ch = t < te ? *t : 0;
+		switch (p_ch) {
+		case '\\':
+			/* At the end of the pattern, p_ch 0 matches nothing. */
+			p_ch = ++p < pe ? *p : 0;
+			if (t_ch != p_ch)
+				return WM_NOMATCH;
+			break;
+		case '?':
+			if ((w->flags & FILTER_PATHNAME) && t_ch == '/')
+				return WM_NOMATCH;
+			break;
+		case '*':
+			if ((r = star(w, &p, &t)) >= 0)
+				return r;
+			break;
+		case '[':
+			++p;
+			r = bracket(w, &p, t_ch);
+			if (r < 0)
+				return WM_ABORT_ALL;
+			if (!r || ((w->flags & FILTER_PATHNAME) && t_ch == '/'))
+				return WM_NOMATCH;
+			break;
+		default:
+			if (t_ch != p_ch)
+				return WM_NOMATCH;
+			break;
+		}
+	}
+	return t < te ? WM_NOMATCH : WM_MATCH;
+}
+
+int filter_glob_match(const char *pat, size_t plen, const char *text,
+		      size_t tlen, unsigned flags)
+{
+	struct wild w;
+
+	w.pstart = (const uchar *)pat;
+	w.pend = w.pstart + plen;
+	w.tend = (const uchar *)text + tlen;
+	w.flags = flags;
+	return dowild(&w, w.pstart, (const uchar *)text) == WM_MATCH;
+}
+
+int filter_glob_check(const char *pat, const char *opt)
+{
+	struct wild w;
+	const uchar *p;
+
+	if (!*pat)
+		return error_setc(STRATA_EUSAGE, "invalid glob '' for '%s': "
+				  "it is empty", opt);
+	w.pstart = (const uchar *)pat;
+	w.pend = w.pstart + strlen(pat);
+	w.tend = NULL;
+	w.flags = 0;
+	for (p = w.pstart; p < w.pend; p++) {
+		if (*p == '\\') {
+			if (++p == w.pend)
+				return error_setc(STRATA_EUSAGE,
+						  "invalid glob '%s' for '%s': "
+						  "it ends with a backslash",
+						  pat, opt);
+		} else if (*p == '[') {
+			++p;
+			if (bracket(&w, &p, 0) < 0)
+				return error_setc(STRATA_EUSAGE,
+						  "invalid glob '%s' for '%s': "
+						  "unterminated or malformed "
+						  "bracket expression", pat,
+						  opt);
+		}
+	}
+	return 0;
+}
+
+int filter_glob_path(const char *glob, const char *path)
+{
+	size_t glen = strlen(glob), plen = strlen(path);
+	const char *p, *end = path + plen;
+
+	if (!memchr(glob, '/', glen)) {
+		const char *base = strrchr(path, '/');
+
+		base = base ? base + 1 : path;
+		if (filter_glob_match(glob, glen, base, (size_t)(end - base),
+				      0))
+			return 1;
+		/* A bare directory name matches anywhere on the path. */
+		for (p = path; p < base; p += strcspn(p, "/") + 1)
+			if (filter_glob_match(glob, glen, p, strcspn(p, "/"),
+					      0))
+				return 1;
+		return 0;
+	}
+	if (filter_glob_match(glob, glen, path, plen, 0))
+		return 1;
+	/* "dir/" or "dir/sub": everything under it. */
+	if (glob[glen - 1] == '/')
+		glen--;
+	for (p = strchr(path, '/'); p; p = strchr(p + 1, '/'))
+		if (filter_glob_match(glob, glen, path, (size_t)(p - path), 0))
+			return 1;
+	return 0;
+}
+
+int filter_active(const struct filter *f)
+{
+	return f->ninclude || f->nexclude || f->attr;
+}
+
+enum filter_reason filter_path(const struct filter *f, const char *path)
+{
+	size_t i;
+	int keep = !f->ninclude;
+
+	for (i = 0; i < f->ninclude && !keep; i++)
+		keep = filter_glob_path(f->include[i], path);
+	for (i = 0; keep && i < f->nexclude; i++)
+		if (filter_glob_path(f->exclude[i], path))
+			keep = 0;
+	if (!keep)
+		return FILTER_GLOBS;
+	if (f->attr && attr_vendored(f->attr, path))
+		return FILTER_VENDORED;
+	return FILTER_KEEP;
+}
+
+int filter_pathspec_match(const char *spec, const char *path)
+{
+	size_t len = strlen(spec);
+
+	while (len > 1 && spec[len - 1] == '/')
+		len--;
+	if (!len || (len == 1 && spec[0] == '.'))
+		return 1;
+	return !strncmp(spec, path, len) && (!path[len] || path[len] == '/');
+}

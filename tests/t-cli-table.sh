@@ -1,0 +1,151 @@
+#!/bin/bash
+# The terminal table: the date of each release is the date of the tag
+# that stands for it, as in releases.csv; names from the repository are
+# quoted as git quotes them, so none can drive the terminal; counts of
+# one are singular; columns stay aligned whatever the names; --depth
+# shows the directory levels asked for, each under its parent.
+. "$(dirname "$0")/lib.sh"
+
+# Release 1 has tags v1.0 and, months later, v1.1 (folded in by
+# --group); the table used to show v1.1's date, the data v1.0's.
+standing_dates() {
+	repo_new r
+	commit_file a.c "one" a b c
+	git tag -a -m v1.0 v1.0
+	tick 8640000
+	commit_file b.c "two" d e
+	git tag -a -m v2.0-rc1 v2.0-rc1
+	tick 8640000
+	commit_file a.c "three" a b c x
+	git tag -a -m v1.1 v1.1
+	tick 8640000
+	commit_file b.c "four" d e f
+	git tag -a -m v2.0 v2.0
+	cd ..
+	local g='v([0-9]+)\..*'
+	"$STRATA" table r -q --group "$g" >t.txt
+	cat t.txt
+	SOURCE_DATE_EPOCH=0 "$STRATA" report r -q --group "$g" --out rep
+	# release, date: from the table and from releases.csv
+	awk '/^release /{on=1; next} on && NF == 0 {exit} on {print $1, $2}' \
+		t.txt >table.dates
+	tr -d '\r' <rep/data/releases.csv |
+		awk -F, 'NR > 1 {d = $3 == "" ? "-" : substr($3, 1, 10); print $1, d}' \
+		>data.dates
+	diff data.dates table.dates
+	grep -q "^1 $(date -u -d @"$(git -C r log -1 --format=%ct v1.0)" +%F)$" \
+		table.dates
+	# The dates run forward with the releases.
+	cut -d' ' -f2 table.dates | grep -v '^-$' | sort -c
+}
+
+# Names with control characters, quotes and bytes from 0x80 appear as
+# git prints them: between quotes, escaped.
+hostile_names() {
+	mkdir $'evil\e]0;pwned\arepo'
+	cd $'evil\e]0;pwned\arepo'
+	git init -q
+	put $'\e[2J\e[31mEVIL/x.c' "evil" "lines"
+	put $'caf\xc3\xa9/y.c' "one"
+	put 'q"uote/z.c' "one"
+	commit "odd directories"
+	git tag $'v\xc3\xa91'
+	cd ..
+	"$STRATA" table $'evil\e]0;pwned\arepo' -q --tags '.*' >t.txt
+	cat -v t.txt
+	if LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n' <t.txt); then
+		echo "a control character reached the terminal"; return 1
+	fi
+	grep -q '^"evil\\033\]0;pwned\\arepo" at HEAD ' t.txt
+	grep -q '^"\\033\[2J\\033\[31mEVIL" ' t.txt
+	grep -q '^"caf\\303\\251" ' t.txt
+	grep -q '^"q\\"uote" ' t.txt
+	grep -q '^"v\\303\\2511" ' t.txt
+	# With core.quotePath false, bytes from 0x80 go as they are, and
+	# the columns count characters, not bytes.
+	git -C $'evil\e]0;pwned\arepo' config core.quotePath false
+	"$STRATA" table $'evil\e]0;pwned\arepo' -q --tags '.*' >t.txt
+	grep -q $'^caf\xc3\xa9 ' t.txt
+	grep -q '^"\\033\[2J\\033\[31mEVIL" ' t.txt
+	[ "$(grep -c $'^caf\xc3\xa9 ' t.txt)" = 1 ]
+	local w1 w2
+	w1=$(grep $'^caf\xc3\xa9 ' t.txt | perl -CSD -ne 'print index($_, "1")')
+	w2=$(grep '^"q' t.txt | perl -CSD -ne 'print index($_, "1")')
+	[ "$w1" = "$w2" ] || { echo "columns: $w1 and $w2"; return 1; }
+}
+
+singular() {
+	repo_new r
+	commit_file only.c "one" "the line"
+	git tag v1
+	cd ..
+	"$STRATA" table r -q --exclude nothing >t.txt
+	cat t.txt
+	grep -q '): 1 line in 1 text file$' t.txt
+	grep -qx 'files untouched since v1: 1 of 1 (1 line)' t.txt
+	grep -qx 'left out by --include/--exclude: 0 text files (0 lines)' t.txt
+	(cd r && commit_file other.c "two" "x" && git tag v2)
+	"$STRATA" table r -q --exclude other.c >t.txt
+	grep -qx 'left out by --include/--exclude: 1 text file (1 line)' t.txt
+}
+
+# Long names widen their column; every row of a table is as long as its
+# header, so the columns line up.
+aligned() {
+	repo_new r
+	commit_file a.c "one" a
+	git tag v1
+	mkdir -p a-directory-with-a-rather-long-name/and-below
+	commit_file a-directory-with-a-rather-long-name/and-below/b.c "two" b c
+	git tag a-release-name-longer-than-twenty-characters
+	commit_file c.c "three" $(lines c 1 123456)
+	git tag 3
+	cd ..
+	"$STRATA" table r -q --tags '.*' --depth 2 >t.txt
+	cat t.txt
+	awk '/^release /{on=1} on && NF == 0 {exit} on {print length($0)}' \
+		t.txt | sort -u >widths
+	[ "$(wc -l <widths)" = 1 ] || { cat widths; return 1; }
+	awk '/^directory /{on=1} on && NF == 0 {exit} on {print length($0)}' \
+		t.txt | sort -u >widths
+	[ "$(wc -l <widths)" = 1 ] || { cat widths; return 1; }
+	grep -Eq '^a-release-name-longer-than-twenty-characters  [0-9-]{10} +2 ' t.txt
+	grep -Eq '^3 +[0-9-]{10} +123456 ' t.txt
+}
+
+# --depth N lists directories down to N levels, each under its parent
+# ("a-b" sorts between "a" and "a/b" by bytes, not in the tree).
+depth_levels() {
+	repo_new r
+	put z.c z
+	put a/x.c x
+	put a/b/c.c c
+	put a/b/d/e/f.c f
+	put a-b/y.c y
+	commit "tree"
+	git tag v1
+	commit_file a/b/c.c "later" c d
+	cd ..
+	"$STRATA" table r -q >t1.txt
+	"$STRATA" table r -q --depth 3 >t3.txt
+	cat t3.txt
+	awk '/^(subsystem|directory) /{on=1; next} on && /^\(all\)/ {exit} on {print}' \
+		t1.txt | sed 's/  .*//' >rows1
+	printf '%s\n' . a a-b >want1
+	diff want1 rows1
+	awk '/^(subsystem|directory) /{on=1; next} on && /^\(all\)/ {exit} on {print}' \
+		t3.txt | sed -E 's/^( *[^ ]+) .*/\1/' >rows3
+	printf '%s\n' . a '  a/b' '    a/b/d' a-b >want3
+	diff want3 rows3
+	grep -Eq '^  a/b +3 +66\.67%$' t3.txt
+	grep -Eq '^    a/b/d +1 +100\.00%$' t3.txt
+	grep -q '^directory ' t3.txt
+	grep -q '^subsystem ' t1.txt
+}
+
+run_case standing_dates standing_dates
+run_case hostile_names hostile_names
+run_case singular singular
+run_case aligned aligned
+run_case depth_levels depth_levels
+finish
