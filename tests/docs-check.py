@@ -17,8 +17,8 @@ Code is fenced blocks, indented blocks (four spaces or a tab after a
 blank line) and `inline code` in Markdown, and .nf/.fi and .EX/.EE
 blocks in man pages (whose .TH line, which carries a date by custom, is
 skipped too): dates in examples (CSV rows, tag names, a report's
-"generated" field) are data, not history. A year alone ("LWN asked in
-2010") is not a diary either.
+"generated" field) are data, not history. Neither are a year alone
+("LWN asked in 2010") and the Unix epoch, 1970-01-01.
 """
 import os
 import re
@@ -28,8 +28,8 @@ MONTHS = ("jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|"
           "aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?")
 RULES = [
     (re.compile(r"\bsessions?\b", re.I), "the word 'session'", True),
-    (re.compile(r"(?<![\w.-])(19|20)\d\d-[01]\d-[0-3]\d(?![\w-])"),
-     "a date", False),
+    (re.compile(r"(?<![\w.-])(?!1970-01-01)(19|20)\d\d-[01]\d-[0-3]\d"
+                r"(?![\w-])"), "a date", False),
     (re.compile(r"\b(" + MONTHS + r")\.?\s+([0-3]?\d(st|nd|rd|th)?,?\s+)?"
                 r"(19|20)\d\d\b", re.I), "a month and year", False),
     (re.compile(r"\b[0-3]?\d\s+(" + MONTHS + r")\.?,?\s+(19|20)\d\d\b",
