@@ -1136,7 +1136,7 @@ struct reader {
  * 18 s). With few directories the chains fit in less, and the memory the
  * cache does not take is memory the diffs find already touched: tmux (18
  * directories at 3.5) runs 4% faster with 16 MiB, git at v2.30.0 (203)
- * as fast with 48 MiB less (docs/performance.md). So the bound comes
+ * as fast with 48 MiB less (docs/design.md). So the bound comes
  * from the count of REV's directories, which the reader lists before the
  * walk starts: 64 KiB each, within these limits; without a reader it is
  * the most. The diffs then go back to the usual bound.

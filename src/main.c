@@ -1161,7 +1161,7 @@ static void print_history(const struct tally *t, const struct snapshots *s,
  * the kernel. glibc advises huge pages for its heap only when the
  * glibc.malloc.hugetlb tunable asks, and it reads tunables from the
  * environment before main(); so strata runs itself once more with the
- * tunable added to GLIBC_TUNABLES (docs/performance.md). It does not when
+ * tunable added to GLIBC_TUNABLES (docs/design.md). It does not when
  * GLIBC_TUNABLES already names the tunable (the user chose), when the
  * kernel's huge pages are off, in a set-uid run, under ASan (whose
  * allocator is not glibc's), or when started by ld.so (/proc/self/exe is
