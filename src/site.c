@@ -1898,7 +1898,7 @@ done:
  * The table of snapshots by release has at most this many columns of
  * releases; past it each column is a run of consecutive releases.
  */
-#define HISTORY_COLUMNS 24
+#define HISTORY_COLUMNS 60
 
 static size_t history_column(size_t r, size_t nrel)
 {

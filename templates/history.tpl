@@ -20,7 +20,7 @@
 <thead><tr><th scope="col">Snapshot</th><th scope="col">Date</th><th scope="col" class="num">Lines</th>{{#COL}}<th scope="col" class="num"><a href="releases.html#{{ID}}">{{NAME}}</a>{{#RUN}} to {{LAST}}{{/RUN}}</th>{{/COL}}</tr></thead>
 <tbody>
 {{#ROW}}
-<tr class="{{CLASS}}"><th scope="row">{{NAME}}</th><td class="date">{{DATE}}</td><td class="num">{{LINES}}</td>{{#CELL}}<td class="num">{{SHARE}}</td>{{/CELL}}</tr>
+<tr class="{{CLASS}}"><th scope="row" class="nw">{{NAME}}</th><td class="date"><span class="nw">{{DATE}}</span></td><td class="num">{{LINES}}</td>{{#CELL}}<td class="num">{{SHARE}}</td>{{/CELL}}</tr>
 {{/ROW}}
 </tbody>
 </table>
