@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "strata/chart.h"
+#include "strata/snapshots.h"
 #include "strata/error.h"
 #include "strata/names.h"
 #include "strata/report.h"
@@ -1306,6 +1307,128 @@ static void check_palette(void)
 }
 
 /* The same tally twice in one process gives the same bytes. */
+/*
+ * A history for tally t: a snapshot at each release (the last one REV),
+ * each release's lines decaying by a tenth at each later snapshot, with
+ * subsystems "arch" and "net" splitting every snapshot 3 to 1. Freed with
+ * fx_history_free().
+ */
+static struct snapshots *fx_history(const struct tally *t)
+{
+	struct snapshots *s = xcalloc(1, sizeof(*s));
+	size_t nrel = t->nreleases, k, r, n = 0;
+
+	s->when = SNAPSHOTS_RELEASES;
+	s->n = nrel;
+	s->nreleases = nrel;
+	s->list = xcalloc(nrel, sizeof(*s->list));
+	s->subsystems = xcalloc(2, sizeof(char *));
+	s->subsystems[0] = xstrdup("arch");
+	s->subsystems[1] = xstrdup("net");
+	s->nsubsystems = 2;
+	s->rows = xcalloc(2 * nrel * nrel + 1, sizeof(*s->rows));
+	s->survival = xcalloc(nrel, sizeof(*s->survival));
+	for (k = 0; k < nrel; k++) {
+		struct snapshot *p = &s->list[k];
+		char name[32];
+
+		snprintf(name, sizeof(name), "s%zu", k);
+		p->name = xstrdup(k + 1 == nrel ? "HEAD" : name);
+		p->date = 1000000000 + (int64_t)k * 86400 * 90;
+		p->release = k;
+		p->is_rev = k + 1 == nrel;
+		p->by_release = xcalloc(nrel, sizeof(uint64_t));
+		for (r = 0; r <= k; r++) {
+			uint64_t v = 4000 - 3000 * (k - r) / nrel;
+
+			p->by_release[r] = v;
+			p->lines += v;
+			s->rows[n++] = (struct snapshot_row){ (uint32_t)k, 0,
+				(uint32_t)r, 3 * v / 4 };
+			s->rows[n++] = (struct snapshot_row){ (uint32_t)k, 1,
+				(uint32_t)r, v - 3 * v / 4 };
+		}
+	}
+	s->nrows = n;
+	for (r = 0; r < nrel; r++)
+		s->survival[r].base = r;
+	return s;
+}
+
+static void fx_history_free(struct snapshots *s)
+{
+	for (size_t k = 0; k < s->n; k++) {
+		free(s->list[k].name);
+		free(s->list[k].by_release);
+	}
+	free(s->subsystems[0]);
+	free(s->subsystems[1]);
+	free(s->subsystems);
+	free(s->list);
+	free(s->rows);
+	free(s->survival);
+	free(s);
+}
+
+/*
+ * The history's charts: their files at the sizes asked for, a subsystem's
+ * layers for the subsystems at REV only, the oldest release at the
+ * bottom of the layers and the newest on top, every release's band drawn,
+ * the same bytes twice.
+ */
+static void check_history(const char *base)
+{
+	struct tally *t = fx_new(8, 0, name_v);
+	static const uint64_t c[] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+	struct snapshots *s;
+	char *a = subdir(base, "history-a"), *b = subdir(base, "history-b");
+	char file[4096];
+	struct img im;
+	struct box old, newest;
+	size_t r;
+
+	fx_dir(t, "arch", 1, c);
+	fx_dir(t, "tools", 1, c);
+	fx_done(t);
+	s = fx_history(t);
+	t->history = s;
+	if (!write_charts(a, t, &info_linux, 800, 450, 0) &&
+	    !write_charts(b, t, &info_linux, 800, 450, 0)) {
+		check_files(a, "history", 800, 450);
+		check_files(a, "history-share", 800, 450);
+		check_files(a, "survival", 800, 450);
+		check_files(a, "history-dir-arch", 800, 450);
+		check_files(a, "history-dir-arch@share", 800, 450);
+		snprintf(file, sizeof(file), "%s/history-dir-tools.png", a);
+		CHECK(access(file, F_OK) != 0, "layers of 'tools', which no "
+		      "snapshot holds");
+		snprintf(file, sizeof(file), "%s/history-dir-net.png", a);
+		CHECK(access(file, F_OK) != 0, "layers of 'net', not at REV");
+		check_same_dirs(a, b);
+		snprintf(file, sizeof(file), "%s/history-share.png", a);
+		if (img_load(&im, file)) {
+			fail(__LINE__, "'%s' is not a PNG", file);
+		} else {
+			CHECK(find_colour(&im, release_rgb(t, 0, 0), &old) &&
+			      find_colour(&im, release_rgb(t, 7, 0), &newest),
+			      "'%s' lacks the oldest or the newest band", file);
+			CHECK(old.y1 > newest.y1 + 20,
+			      "'%s': the oldest band is not below the newest",
+			      file);
+			for (r = 0; r < 8; r++)
+				CHECK(find_colour(&im, release_rgb(t, r, 0),
+						  &old), "'%s' has no band of "
+				      "release %zu", file, r);
+			img_free(&im);
+		}
+	}
+	t->history = NULL;
+	fx_history_free(s);
+	fx_free(t);
+	free(a);
+	free(b);
+}
+
 static void check_determinism(const char *base)
 {
 	struct tally *t = fx_linux(30, 1);
@@ -1409,6 +1532,7 @@ int main(int argc, char **argv)
 		check_edges(argv[2]);
 		check_dark(argv[2]);
 		check_determinism(argv[2]);
+		check_history(argv[2]);
 	} else {
 		fprintf(stderr, "chart_test: unknown mode '%s'\n", mode);
 		return 2;
