@@ -42,6 +42,7 @@ struct pack {
 	uint32_t n;
 	const unsigned char *fanout, *oids, *off32, *off64;
 	size_t n64;
+	bool borrowed;              /* map and idx are the caller's */
 };
 
 struct obj {
@@ -291,9 +292,9 @@ static int map_file(const char *path, const unsigned char **map,
 
 static void pack_release(struct pack *p)
 {
-	if (p->map)
+	if (p->map && !p->borrowed)
 		munmap((void *)p->map, p->size);
-	if (p->idx)
+	if (p->idx && !p->borrowed)
 		munmap((void *)p->idx, p->idxsize);
 	free(p->path);
 	memset(p, 0, sizeof(*p));
@@ -345,6 +346,33 @@ bad:
 	return error_set("corrupt pack index '%s'", idxpath);
 }
 
+/* Check the pack's header against its index. */
+static int check_pack(const struct pack *p)
+{
+	if (p->size < 32 || memcmp(p->map, "PACK", 4) != 0 ||
+	    (be32(p->map + 4) != 2 && be32(p->map + 4) != 3) ||
+	    be32(p->map + 8) != p->n)
+		return error_set("corrupt pack '%s'", p->path);
+	return 0;
+}
+
+/* Append *p to db's packs (then *p is db's, and zeroed). */
+static int keep_pack(struct odb *db, struct pack *p)
+{
+	if (db->npacks == db->packs_alloc) {
+		size_t na = db->packs_alloc ? 2 * db->packs_alloc : 4;
+		struct pack *np = realloc(db->packs, na * sizeof(*np));
+
+		if (!np)
+			return error_oom();
+		db->packs = np;
+		db->packs_alloc = na;
+	}
+	db->packs[db->npacks++] = *p;
+	memset(p, 0, sizeof(*p));
+	return 0;
+}
+
 static int add_pack(struct odb *db, const char *dir, const char *idxname)
 {
 	struct pack p;
@@ -364,27 +392,10 @@ static int add_pack(struct odb *db, const char *dir, const char *idxname)
 		goto done;  /* an index left behind: git skips it too */
 	if ((rc = map_file(idxpath, &p.idx, &p.idxsize)) < 0 ||
 	    (rc = parse_index(&p, idxpath)) < 0 ||
-	    (rc = map_file(p.path, &p.map, &p.size)) < 0)
+	    (rc = map_file(p.path, &p.map, &p.size)) < 0 ||
+	    (rc = check_pack(&p)) < 0)
 		goto done;
-	if (p.size < 32 || memcmp(p.map, "PACK", 4) != 0 ||
-	    (be32(p.map + 4) != 2 && be32(p.map + 4) != 3) ||
-	    be32(p.map + 8) != p.n) {
-		rc = error_set("corrupt pack '%s'", p.path);
-		goto done;
-	}
-	if (db->npacks == db->packs_alloc) {
-		size_t na = db->packs_alloc ? 2 * db->packs_alloc : 4;
-		struct pack *np = realloc(db->packs, na * sizeof(*np));
-
-		if (!np) {
-			rc = error_oom();
-			goto done;
-		}
-		db->packs = np;
-		db->packs_alloc = na;
-	}
-	db->packs[db->npacks++] = p;
-	memset(&p, 0, sizeof(p));
+	rc = keep_pack(db, &p);
 done:
 	pack_release(&p);
 	free(idxpath);
@@ -487,42 +498,53 @@ done:
 	return rc;
 }
 
-int odb_open(struct odb **out, git_repository *git, size_t cache_bytes)
+/* An empty reader (no packs yet). */
+static int odb_new(struct odb **out, size_t cache_bytes)
 {
 	struct odb *db = calloc(1, sizeof(*db));
-	const char *common = git_repository_commondir(git);
-	char *objdir = NULL;
-	int rc = 0;
+	pthread_mutexattr_t a;
 
 	*out = NULL;
 	if (!db)
 		return error_oom();
-	{
-		/*
-		 * The lock is held for a few pointer moves at a time but taken
-		 * for every object read: spinning a little before sleeping
-		 * spares the futex calls of sleeping and waking the other
-		 * thread.
-		 */
-		pthread_mutexattr_t a;
-
-		pthread_mutexattr_init(&a);
-		pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
-		pthread_mutex_init(&db->lock, &a);
-		pthread_mutexattr_destroy(&a);
-	}
-	if (!(db->bucket = calloc(BUCKETS, sizeof(*db->bucket))) ||
-	    !(db->filter = calloc(FILTER, sizeof(*db->filter))) ||
-	    !(objdir = malloc(strlen(common) + 9))) {
-		rc = error_oom();
-		goto done;
-	}
+	/*
+	 * The lock is held for a few pointer moves at a time but taken for
+	 * every object read: spinning a little before sleeping spares the
+	 * futex calls of sleeping and waking the other thread.
+	 */
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+	pthread_mutex_init(&db->lock, &a);
+	pthread_mutexattr_destroy(&a);
 	db->base_limit = cache_bytes ? cache_bytes : DEFAULT_CACHE;
 	atomic_init(&db->limit, db->base_limit);
 	atomic_init(&db->reads, 0);
 	atomic_init(&db->hits, 0);
 	atomic_init(&db->built, 0);
 	atomic_init(&db->fallback, 0);
+	if (!(db->bucket = calloc(BUCKETS, sizeof(*db->bucket))) ||
+	    !(db->filter = calloc(FILTER, sizeof(*db->filter)))) {
+		odb_free(db);
+		return error_oom();
+	}
+	*out = db;
+	return 0;
+}
+
+int odb_open(struct odb **out, git_repository *git, size_t cache_bytes)
+{
+	struct odb *db = NULL;
+	const char *common = git_repository_commondir(git);
+	char *objdir = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	if ((rc = odb_new(&db, cache_bytes)) < 0)
+		return rc;
+	if (!(objdir = malloc(strlen(common) + 9))) {
+		rc = error_oom();
+		goto done;
+	}
 	snprintf(objdir, strlen(common) + 9, "%s%sobjects", common,
 		common[0] && common[strlen(common) - 1] == '/' ? "" : "/");
 	if ((rc = add_objects_dir(db, objdir, 0)) < 0)
@@ -531,6 +553,36 @@ int odb_open(struct odb **out, git_repository *git, size_t cache_bytes)
 	db = NULL;
 done:
 	free(objdir);
+	odb_free(db);
+	return rc;
+}
+
+int odb_open_memory(struct odb **out, const unsigned char *idx,
+		    size_t idxlen, const unsigned char *pack, size_t packlen,
+		    size_t cache_bytes)
+{
+	struct odb *db = NULL;
+	struct pack p;
+	int rc;
+
+	*out = NULL;
+	memset(&p, 0, sizeof(p));
+	p.borrowed = true;
+	p.idx = idx;
+	p.idxsize = idxlen;
+	p.map = pack;
+	p.size = packlen;
+	if (!(p.path = strdup("memory.pack")))
+		return error_oom();
+	if ((rc = parse_index(&p, "memory.idx")) < 0 ||
+	    (rc = check_pack(&p)) < 0 ||
+	    (rc = odb_new(&db, cache_bytes)) < 0 ||
+	    (rc = keep_pack(db, &p)) < 0)
+		goto done;
+	*out = db;
+	db = NULL;
+done:
+	pack_release(&p);
 	odb_free(db);
 	return rc;
 }
@@ -1033,6 +1085,9 @@ static int read_fallback(struct obj **out, struct odb *db,
 
 	*out = NULL;
 	atomic_fetch_add(&db->fallback, 1);
+	if (!git)
+		return error_set("%s", db->missing_hint ? db->missing_hint :
+				       "object not found");
 	if ((rc = git_repository_odb(&odb, git)) < 0 ||
 	    (rc = git_odb_read(&o, odb, oid)) < 0) {
 		const git_error *ge = git_error_last();
@@ -1268,13 +1323,16 @@ static int sort_by_offset(struct odb_commits *c, size_t from, size_t to)
 {
 	size_t n = to - from, i, sum;
 	uint64_t top = 0;
-	struct run_entry *tmp, *src = c->e + from, *dst;
+	struct run_entry *tmp, *src, *dst;
 	uint32_t *count;
 	unsigned shift;
 
+	if (n < 2)
+		return 0;
+	src = c->e + from;
 	for (i = 0; i < n; i++)
 		top |= src[i].offset;
-	if (n < 2 || !top)
+	if (!top)
 		return 0;
 	tmp = malloc(n * sizeof(*tmp));
 	count = malloc(65536 * sizeof(*count));

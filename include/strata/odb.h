@@ -41,6 +41,15 @@ struct odb_object {
  */
 int odb_open(struct odb **out, git_repository *git, size_t cache_bytes);
 
+/*
+ * A reader over one pack and its index held in memory (borrowed: both
+ * must outlive *out), for the fuzzers. With no repository behind it, an
+ * object in no pack is missing (pass NULL as odb_read()'s `git`).
+ */
+int odb_open_memory(struct odb **out, const unsigned char *idx,
+		    size_t idxlen, const unsigned char *pack, size_t packlen,
+		    size_t cache_bytes);
+
 void odb_free(struct odb *db);
 
 /*
@@ -58,9 +67,9 @@ void odb_set_cache_limit(struct odb *db, size_t cache_bytes);
 
 /*
  * Read object `oid`. `git` is the calling thread's own handle on the same
- * repository, for objects in no pack. `want` is the type expected, or
- * GIT_OBJECT_ANY; another type is an error. Safe to call from several
- * threads at once. Errors: "unable to read object 'HEX'" and the reason.
+ * repository, for objects in no pack (NULL: there are none). `want` is
+ * the type expected, or GIT_OBJECT_ANY; another type is an error. Safe to
+ * call from several threads at once. Errors: "unable to read object 'HEX'" and the reason.
  */
 int odb_read(struct odb_object **out, struct odb *db, git_repository *git,
 	     const git_oid *oid, git_object_t want);
