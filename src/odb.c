@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <libdeflate.h>
+#include <zlib.h>
 
 #include "strata/error.h"
 
@@ -29,6 +30,9 @@
 #define BUCKETS (1u << 16)
 #define FILTER (1u << 20)
 #define MAX_ALTERNATE_DEPTH 5
+/* deflate makes at most 1032 bytes of each byte it reads (zlib's tech
+ * notes): a size above that is a lie the stream cannot back. */
+#define DEFLATE_RATIO 1032
 
 enum { T_OFS_DELTA = 6, T_REF_DELTA = 7 };
 
@@ -75,6 +79,8 @@ struct odb {
 	size_t base_limit;          /* odb_open()'s */
 	atomic_size_t reads, hits, built, fallback;
 	const char *missing_hint;   /* odb_set_missing_hint()'s, or NULL */
+	char **dirs;                /* the object directories, real paths */
+	size_t ndirs;
 };
 
 static uint32_t be32(const unsigned char *p)
@@ -266,19 +272,36 @@ static void cache_put(struct odb *db, struct obj **o, uint32_t pack,
 
 /* ---- opening the packs ------------------------------------------------ */
 
+static bool offset_at(const struct pack *p, uint32_t pos, uint64_t *offset);
+
+/*
+ * Map the regular file at `path`. Opened without blocking, so that a FIFO
+ * in its place does not hang the run; anything but a regular file, and
+ * an empty one, is refused. With `missing_ok`, a file that is not there
+ * gives GIT_ENOTFOUND and no error.
+ */
 static int map_file(const char *path, const unsigned char **map,
-		    size_t *size)
+		    size_t *size, bool missing_ok)
 {
 	struct stat st;
 	void *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
+	if (fd < 0 && missing_ok && errno == ENOENT)
+		return GIT_ENOTFOUND;
 	if (fd < 0)
 		return error_set("unable to open '%s': %s", path,
 				 strerror(errno));
-	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
+	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return error_set("unable to read '%s'", path);
+		return error_set("unable to read '%s': %s", path,
+				 strerror(errno));
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0) {
+		close(fd);
+		return error_set("unable to read '%s': %s", path,
+				 S_ISREG(st.st_mode) ? "it is empty"
+						     : "not a regular file");
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
@@ -304,6 +327,7 @@ static void pack_release(struct pack *p)
 static int parse_index(struct pack *p, const char *idxpath)
 {
 	const unsigned char *m = p->idx;
+	const char *why;
 	size_t need;
 	uint32_t i, prev = 0;
 
@@ -317,8 +341,10 @@ static int parse_index(struct pack *p, const char *idxpath)
 		p->version = 1;
 		p->fanout = m;
 	}
+	why = "too short";
 	if (p->idxsize < (size_t)(p->fanout - m) + 1024)
 		goto bad;
+	why = "its fanout table goes down";
 	for (i = 0; i < 256; i++) {
 		uint32_t f = be32(p->fanout + 4 * i);
 
@@ -327,32 +353,51 @@ static int parse_index(struct pack *p, const char *idxpath)
 		prev = f;
 	}
 	p->n = prev;
+	p->oids = p->fanout + 1024;
+	why = "its size does not fit its object count";
 	if (p->version == 2) {
-		p->oids = p->fanout + 1024;
 		p->off32 = p->oids + (size_t)p->n * 24;  /* past the CRCs */
 		p->off64 = p->off32 + (size_t)p->n * 4;
 		need = 8 + 1024 + (size_t)p->n * 28 + 40;
-		if (p->idxsize < need)
+		if (p->idxsize < need || (p->idxsize - need) % 8)
 			goto bad;
 		p->n64 = (p->idxsize - need) / 8;
+		if (p->n64 > p->n)
+			goto bad;
 	} else {
-		p->oids = p->fanout + 1024;
 		need = 1024 + (size_t)p->n * 24 + 40;
-		if (p->idxsize < need)
+		if (p->idxsize != need)
 			goto bad;
 	}
 	return 0;
 bad:
-	return error_set("corrupt pack index '%s'", idxpath);
+	return error_set("corrupt pack index '%s': %s", idxpath, why);
 }
 
-/* Check the pack's header against its index. */
+/*
+ * Check the pack against its index: the header's object count, the
+ * checksum the index records for the pack (a pack cut short or another
+ * pack's fails it), and every offset the index gives, inside the pack.
+ * The entries themselves are checked as they are read.
+ */
 static int check_pack(const struct pack *p)
 {
+	uint32_t i;
+	uint64_t off;
+
 	if (p->size < 32 || memcmp(p->map, "PACK", 4) != 0 ||
-	    (be32(p->map + 4) != 2 && be32(p->map + 4) != 3) ||
-	    be32(p->map + 8) != p->n)
-		return error_set("corrupt pack '%s'", p->path);
+	    (be32(p->map + 4) != 2 && be32(p->map + 4) != 3))
+		return error_set("corrupt pack '%s': bad header", p->path);
+	if (memcmp(p->idx + p->idxsize - 40, p->map + p->size - 20, 20) != 0)
+		return error_set("corrupt pack '%s': it does not match its "
+				 "index (truncated?)", p->path);
+	if (be32(p->map + 8) != p->n)
+		return error_set("corrupt pack '%s': it holds %u objects, its "
+				 "index %u", p->path, be32(p->map + 8), p->n);
+	for (i = 0; i < p->n; i++)
+		if (!offset_at(p, i, &off) || off < 12 || off >= p->size - 20)
+			return error_set("corrupt pack index for '%s': object "
+					 "%u is outside the pack", p->path, i);
 	return 0;
 }
 
@@ -390,9 +435,9 @@ static int add_pack(struct odb *db, const char *dir, const char *idxname)
 	memcpy(p.path + dl + 1 + nl - 4, ".pack", 6);
 	if (access(p.path, F_OK) < 0)
 		goto done;  /* an index left behind: git skips it too */
-	if ((rc = map_file(idxpath, &p.idx, &p.idxsize)) < 0 ||
+	if ((rc = map_file(idxpath, &p.idx, &p.idxsize, false)) < 0 ||
 	    (rc = parse_index(&p, idxpath)) < 0 ||
-	    (rc = map_file(p.path, &p.map, &p.size)) < 0 ||
+	    (rc = map_file(p.path, &p.map, &p.size, false)) < 0 ||
 	    (rc = check_pack(&p)) < 0)
 		goto done;
 	rc = keep_pack(db, &p);
@@ -407,95 +452,141 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The packs of one object directory, then of its alternates. */
-static int add_objects_dir(struct odb *db, const char *objdir, int depth)
+/* The packs of directory `dir` (objects/pack), in name order. */
+static int add_packs(struct odb *db, const char *dir)
 {
-	size_t ol = strlen(objdir);
-	char *dir = malloc(ol + 32), **names = NULL;
+	char **names = NULL;
 	size_t n = 0, alloc = 0, i;
-	DIR *d = NULL;
-	FILE *alt = NULL;
+	DIR *d = opendir(dir);
 	struct dirent *de;
 	int rc = 0;
 
-	if (!dir)
-		return error_oom();
-	snprintf(dir, ol + 32, "%s/pack", objdir);
-	if ((d = opendir(dir)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			size_t l = strlen(de->d_name);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		size_t l = strlen(de->d_name);
 
-			if (l < 5 || strcmp(de->d_name + l - 4, ".idx") != 0)
-				continue;
-			if (n == alloc) {
-				size_t na = alloc ? 2 * alloc : 8;
-				char **nn = realloc(names, na * sizeof(*nn));
+		if (l < 5 || strcmp(de->d_name + l - 4, ".idx") != 0)
+			continue;
+		if (n == alloc) {
+			size_t na = alloc ? 2 * alloc : 8;
+			char **nn = realloc(names, na * sizeof(*nn));
 
-				if (!nn) {
-					rc = error_oom();
-					goto done;
-				}
-				names = nn;
-				alloc = na;
-			}
-			if (!(names[n] = strdup(de->d_name))) {
+			if (!nn) {
 				rc = error_oom();
 				goto done;
 			}
-			n++;
+			names = nn;
+			alloc = na;
 		}
-		/* Any order is right (equal names, equal content); one order
-		 * keeps runs alike. */
-		if (n)
-			qsort(names, n, sizeof(*names), name_cmp);
-		/*
-		 * A pack we cannot map or make sense of is left to libgit2,
-		 * which reads it, or says what is wrong with the objects in
-		 * it when one is asked for.
-		 */
-		for (i = 0; i < n && rc != STRATA_ENOMEM; i++)
-			rc = add_pack(db, dir, names[i]);
-		if (rc == STRATA_ENOMEM)
+		if (!(names[n] = strdup(de->d_name))) {
+			rc = error_oom();
 			goto done;
-		rc = 0;
-	}
-	if (depth >= MAX_ALTERNATE_DEPTH)
-		goto done;
-	snprintf(dir, ol + 32, "%s/info/alternates", objdir);
-	if ((alt = fopen(dir, "r")) != NULL) {
-		char line[4096];
-
-		while (fgets(line, sizeof(line), alt) && rc == 0) {
-			size_t l = strlen(line);
-			char *path;
-
-			while (l && (line[l - 1] == '\n' || line[l - 1] == '\r'))
-				line[--l] = 0;
-			if (!l || line[0] == '#')
-				continue;
-			if (line[0] == '/') {
-				rc = add_objects_dir(db, line, depth + 1);
-				continue;
-			}
-			if (!(path = malloc(ol + l + 2))) {
-				rc = error_oom();
-				break;
-			}
-			snprintf(path, ol + l + 2, "%s/%s", objdir, line);
-			rc = add_objects_dir(db, path, depth + 1);
-			free(path);
 		}
+		n++;
 	}
+	/* Any order is right (equal names, equal content); one order keeps
+	 * runs alike. */
+	if (n)
+		qsort(names, n, sizeof(*names), name_cmp);
+	/* A pack that is damaged is an error: git fails on it too, once it
+	 * needs an object in it, and libgit2 would only say less. */
+	for (i = 0; i < n && rc == 0; i++)
+		rc = add_pack(db, dir, names[i]);
 done:
-	if (alt)
-		fclose(alt);
-	if (d)
-		closedir(d);
+	closedir(d);
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	free(dir);
 	return rc;
+}
+
+/*
+ * Note objdir (a real path, taken) as one of db's object directories:
+ * 1, or 0 when it is one already (an alternate that names its own
+ * store, or loops back to it through another path).
+ */
+static int add_dir(struct odb *db, char *real)
+{
+	char **nd;
+	size_t i;
+
+	for (i = 0; i < db->ndirs; i++)
+		if (!strcmp(db->dirs[i], real)) {
+			free(real);
+			return 0;
+		}
+	if (!(nd = realloc(db->dirs, (db->ndirs + 1) * sizeof(*nd)))) {
+		free(real);
+		return error_oom();
+	}
+	db->dirs = nd;
+	db->dirs[db->ndirs++] = real;
+	return 1;
+}
+
+static int add_objects_dir(struct odb *db, const char *objdir, int depth);
+
+/* The object directories objdir/info/alternates names, relative ones
+ * from objdir. */
+static int add_alternates(struct odb *db, const char *objdir, int depth)
+{
+	size_t ol = strlen(objdir);
+	char *path = malloc(ol + 32), line[4096];
+	FILE *alt;
+	int rc = 0;
+
+	if (!path)
+		return error_oom();
+	snprintf(path, ol + 32, "%s/info/alternates", objdir);
+	alt = fopen(path, "re");
+	free(path);
+	if (!alt)
+		return 0;
+	while (rc >= 0 && fgets(line, sizeof(line), alt)) {
+		size_t l = strlen(line);
+
+		while (l && (line[l - 1] == '\n' || line[l - 1] == '\r'))
+			line[--l] = 0;
+		if (!l || line[0] == '#')
+			continue;
+		if (line[0] == '/') {
+			rc = add_objects_dir(db, line, depth + 1);
+			continue;
+		}
+		if (!(path = malloc(ol + l + 2))) {
+			rc = error_oom();
+			break;
+		}
+		snprintf(path, ol + l + 2, "%s/%s", objdir, line);
+		rc = add_objects_dir(db, path, depth + 1);
+		free(path);
+	}
+	fclose(alt);
+	return rc;
+}
+
+/*
+ * The packs of one object directory, then of its alternates, each
+ * directory once (by its real path): git's own alternates may name a
+ * store twice, or loop.
+ */
+static int add_objects_dir(struct odb *db, const char *objdir, int depth)
+{
+	char *real = realpath(objdir, NULL), *dir;
+	int rc;
+
+	if (!real)
+		return errno == ENOMEM ? error_oom() : 0;  /* git skips it too */
+	if ((rc = add_dir(db, real)) <= 0)
+		return rc;
+	if (asprintf(&dir, "%s/pack", real) < 0)
+		return error_oom();
+	rc = add_packs(db, dir);
+	free(dir);
+	if (rc < 0 || depth >= MAX_ALTERNATE_DEPTH)
+		return rc;
+	return add_alternates(db, real, depth);
 }
 
 /* An empty reader (no packs yet). */
@@ -616,6 +707,9 @@ void odb_free(struct odb *db)
 	free(db->packs);
 	free(db->bucket);
 	free(db->filter);
+	for (i = 0; i < db->ndirs; i++)
+		free(db->dirs[i]);
+	free(db->dirs);
 	free(db);
 }
 
@@ -721,10 +815,28 @@ struct entry {
 	const unsigned char *ref;   /* REF_DELTA: 20 bytes */
 };
 
+static int corrupt_why(const struct pack *p, uint64_t offset,
+		       const char *why)
+{
+	return error_set("corrupt object at offset %llu in '%s': %s",
+			 (unsigned long long)offset, p->path, why);
+}
+
 static int corrupt(const struct pack *p, uint64_t offset)
 {
-	return error_set("corrupt object at offset %llu in '%s'",
-			 (unsigned long long)offset, p->path);
+	return corrupt_why(p, offset, "bad entry");
+}
+
+/* An entry may be read whole only within the limit. */
+static int check_entry_size(const struct pack *p, uint64_t offset,
+			    size_t size)
+{
+	if (size <= ODB_MAX_OBJECT)
+		return 0;
+	return error_set("object at offset %llu in '%s' is too large (%zu "
+			 "bytes; the limit is %zu MiB)",
+			 (unsigned long long)offset, p->path, size,
+			 ODB_MAX_OBJECT >> 20);
 }
 
 /* The type in the header of the entry at `offset`, or -1. */
@@ -775,9 +887,12 @@ static int parse_entry(struct entry *e, const struct pack *p,
 		e->ref = p->map + at;
 		at += 20;
 	} else if (e->type < GIT_OBJECT_COMMIT || e->type > GIT_OBJECT_TAG) {
-		return corrupt(p, offset);
+		return corrupt_why(p, offset, "bad object type");
 	}
 	e->data = at;
+	if (e->size / DEFLATE_RATIO > end - at)
+		return corrupt_why(p, offset, "its size is more than its "
+				   "compressed bytes can hold");
 	return 0;
 }
 
@@ -830,7 +945,10 @@ static int inflate_entry(unsigned char *out, const struct pack *p,
 	r = libdeflate_zlib_decompress_ex(d, p->map + e->data, in_left, out,
 					  e->size, &in_used, &out_len);
 	if (r != LIBDEFLATE_SUCCESS || out_len != e->size)
-		return corrupt(p, offset);
+		return corrupt_why(p, offset, r == LIBDEFLATE_SUCCESS ?
+				   "shorter than its size" :
+				   r == LIBDEFLATE_INSUFFICIENT_SPACE ?
+				   "longer than its size" : "bad zlib data");
 	return 0;
 }
 
@@ -924,6 +1042,12 @@ static struct obj *apply_delta(const struct obj *base,
 	if (!odb_delta_start(&it, d, (size_t)(dend - d)) ||
 	    it.base_len != base->pub.len)
 		return NULL;
+	/* Each instruction takes a byte at least and makes at most the
+	 * base's size, or 127 bytes: a larger size is a lie. */
+	if (it.len > ODB_MAX_OBJECT ||
+	    it.len / (it.base_len > 127 ? it.base_len : 127) >
+	    (size_t)(dend - d))
+		return NULL;
 	if (!(o = obj_new(it.len, base->pub.type))) {
 		*oom = true;
 		return NULL;
@@ -975,6 +1099,8 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 		if ((rc = parse_entry(&e, p, cur)) < 0)
 			goto done;
 		if (e.type != T_OFS_DELTA && e.type != T_REF_DELTA) {
+			if ((rc = check_entry_size(p, cur, e.size)) < 0)
+				goto done;
 			if (!(base = obj_new(e.size, (git_object_t)e.type))) {
 				rc = error_oom();
 				goto done;
@@ -986,6 +1112,17 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 				cache_put(db, &base, pi, cur);
 			break;
 		}
+		/*
+		 * A chain visits each entry once: one longer than the pack
+		 * has entries loops (name deltas can point forwards, and
+		 * back again). A long chain is fine: git takes 100,000.
+		 */
+		if (n > p->n) {
+			rc = corrupt_why(p, offset, "its deltas form a cycle");
+			goto done;
+		}
+		if ((rc = check_entry_size(p, cur, e.size)) < 0)
+			goto done;
 		if (n == alloc) {
 			uint64_t *ns = malloc(2 * alloc * sizeof(*ns));
 
@@ -1010,14 +1147,16 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 			memcpy(bid.id, e.ref, 20);
 			if (pack_find(p, &bid, &bo)) {
 				if (bo == cur) {
-					rc = corrupt(p, cur);
+					rc = corrupt_why(p, cur, "a delta against "
+							 "itself");
 					goto done;
 				}
 				cur = bo;
 				continue;
 			}
 			if (depth >= MAX_REF_DEPTH) {
-				rc = corrupt(p, cur);
+				rc = corrupt_why(p, cur, "its deltas go through "
+						 "too many packs (a cycle?)");
 				goto done;
 			}
 			if (odb_locate(&other, db, &bid) == 0)
@@ -1029,14 +1168,11 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 				 * read: this entry is damaged (a pack on disk
 				 * holds the bases of its name deltas).
 				 */
-				rc = corrupt(p, cur);
+				rc = corrupt_why(p, cur, "its delta base is "
+						 "missing");
 			if (rc < 0)
 				goto done;
 			break;
-		}
-		if (n > 100000) {
-			rc = corrupt(p, offset);
-			goto done;
 		}
 	}
 	while (n) {
@@ -1055,7 +1191,7 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 			goto done;
 		next = apply_delta(base, delta, delta + e.size, &oom);
 		if (!next) {
-			rc = oom ? error_oom() : corrupt(p, cur);
+			rc = oom ? error_oom() : corrupt_why(p, cur, "bad delta");
 			goto done;
 		}
 		obj_decref(base);
@@ -1180,7 +1316,8 @@ int odb_stored_at(struct odb_stored *out, const struct odb *db,
 
 	if (!p)
 		return STRATA_ERR;
-	if ((rc = parse_entry(&e, p, at.offset)) < 0)
+	if ((rc = parse_entry(&e, p, at.offset)) < 0 ||
+	    (rc = check_entry_size(p, at.offset, e.size)) < 0)
 		return rc;
 	memset(out, 0, sizeof(*out));
 	out->at = at;
@@ -1448,7 +1585,8 @@ int odb_commits_read(const struct odb_commits *c, size_t i,
 	struct entry e;
 	int rc;
 
-	if ((rc = parse_entry(&e, p, r->offset)) < 0)
+	if ((rc = parse_entry(&e, p, r->offset)) < 0 ||
+	    (rc = check_entry_size(p, r->offset, e.size)) < 0)
 		return rc;
 	if (*cap < e.size + 1) {
 		unsigned char *nb = realloc(*buf, e.size + 1);

@@ -24,6 +24,14 @@
 
 struct odb;
 
+/*
+ * The largest object strata reads whole: git's core.bigFileThreshold.
+ * A larger one is an error to read, but a blob's size and first bytes
+ * can still be had (odb_read_prefix()): strata counts such a file as
+ * binary, as git's diff does.
+ */
+#define ODB_MAX_OBJECT ((size_t)512 << 20)
+
 /* An object's content. Read-only; freed with odb_object_free(). */
 struct odb_object {
 	const unsigned char *data;  /* len bytes, then a NUL */
