@@ -57,6 +57,7 @@ struct obj {
 	uint32_t pack;
 	uint64_t offset;
 	bool cached;
+	git_odb_object *held;       /* libgit2's, when pub.data is its */
 	unsigned char buf[];
 };
 
@@ -116,8 +117,10 @@ static struct obj *obj_new(size_t len, git_object_t type)
 
 static void obj_decref(struct obj *o)
 {
-	if (o && atomic_fetch_sub(&o->refs, 1) == 1)
+	if (o && atomic_fetch_sub(&o->refs, 1) == 1) {
+		git_odb_object_free(o->held);
 		free(o);
+	}
 }
 
 void odb_object_free(struct odb_object *obj)
@@ -1066,6 +1069,196 @@ static struct obj *apply_delta(const struct obj *base,
 	return NULL;
 }
 
+/* ---- loose objects and prefixes --------------------------------------- */
+
+static int too_large(const char *what, size_t size)
+{
+	return error_set("%s is too large (%zu bytes; the limit is %zu MiB)",
+			 what, size, ODB_MAX_OBJECT >> 20);
+}
+
+/* A zlib stream being inflated (zlib's, for reading part of one). */
+struct zin {
+	z_stream zs;
+};
+
+static int zin_start(struct zin *z, const unsigned char *in, size_t n)
+{
+	memset(z, 0, sizeof(*z));
+	if (inflateInit(&z->zs) != Z_OK)
+		return error_oom();
+	z->zs.next_in = (Bytef *)in;
+	z->zs.avail_in = n > UINT32_MAX ? UINT32_MAX : (uInt)n;
+	return 0;
+}
+
+/*
+ * Inflate up to `want` bytes into out, *got of them: fewer only where the
+ * stream ends (*end). False for bad data, or a stream cut short.
+ */
+static bool zin_read(struct zin *z, unsigned char *out, size_t want,
+		     size_t *got, bool *end)
+{
+	*got = 0;
+	*end = false;
+	while (*got < want) {
+		size_t chunk = want - *got > UINT32_MAX ? UINT32_MAX
+							: want - *got;
+		int r;
+
+		z->zs.next_out = out + *got;
+		z->zs.avail_out = (uInt)chunk;
+		r = inflate(&z->zs, Z_NO_FLUSH);
+		*got += chunk - z->zs.avail_out;
+		if (r == Z_STREAM_END) {
+			*end = true;
+			return true;
+		}
+		if (r != Z_OK)
+			return false;
+	}
+	return true;
+}
+
+/* The stream ends here, and nothing follows it. */
+static bool zin_ends(struct zin *z)
+{
+	unsigned char c;
+	size_t got;
+	bool end;
+
+	return zin_read(z, &c, 1, &got, &end) && end && !got &&
+	       !z->zs.avail_in;
+}
+
+/*
+ * A loose object's header, "TYPE SIZE\0" as git writes it (a canonical
+ * decimal size): its length up to the NUL, or 0 when it is bad.
+ */
+static size_t loose_header(git_object_t *type, size_t *size,
+			   const unsigned char *h, size_t n)
+{
+	static const char *const names[] = { "commit", "tree", "blob", "tag" };
+	static const git_object_t types[] = { GIT_OBJECT_COMMIT,
+		GIT_OBJECT_TREE, GIT_OBJECT_BLOB, GIT_OBJECT_TAG };
+	const unsigned char *sp = memchr(h, ' ', n), *nul = memchr(h, 0, n);
+	size_t i, v = 0;
+
+	if (!sp || !nul || nul < sp + 2 || (sp[1] == '0' && nul > sp + 2))
+		return 0;
+	*type = GIT_OBJECT_INVALID;
+	for (i = 0; i < 4; i++)
+		if ((size_t)(sp - h) == strlen(names[i]) &&
+		    !memcmp(h, names[i], (size_t)(sp - h)))
+			*type = types[i];
+	if (*type == GIT_OBJECT_INVALID)
+		return 0;
+	for (i = 1; sp + i < nul; i++) {
+		if (sp[i] < '0' || sp[i] > '9' || v > (SIZE_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (size_t)(sp[i] - '0');
+	}
+	*size = v;
+	return (size_t)(nul - h) + 1;
+}
+
+/*
+ * Parse a loose object's file, z[0, n): its header, then the first
+ * `want` bytes of its content (SIZE_MAX: all of it, which must end the
+ * stream exactly, with nothing after it, as git requires) into a new
+ * object *out, and its whole size in *size. Errors name `path`.
+ */
+static int loose_parse(struct obj **out, size_t *size, const unsigned char *z,
+		       size_t n, size_t want, const char *path)
+{
+	unsigned char head[64];
+	size_t got, hlen = 0, k;
+	git_object_t type = GIT_OBJECT_INVALID;
+	const char *why = "bad zlib data";
+	struct obj *o = NULL;
+	struct zin zi;
+	bool end;
+	int rc;
+
+	*out = NULL;
+	if ((rc = zin_start(&zi, z, n)) < 0)
+		return rc;
+	if (!zin_read(&zi, head, sizeof(head), &got, &end))
+		goto bad;
+	why = "bad header";
+	if (!(hlen = loose_header(&type, size, head, got)))
+		goto bad;
+	if (want == SIZE_MAX && *size > ODB_MAX_OBJECT) {
+		inflateEnd(&zi.zs);
+		return error_set("loose object '%s' is too large (%zu bytes; "
+				 "the limit is %zu MiB)", path, *size,
+				 ODB_MAX_OBJECT >> 20);
+	}
+	if (want > *size)
+		want = *size;
+	if (!(o = obj_new(want, type))) {
+		inflateEnd(&zi.zs);
+		return error_oom();
+	}
+	why = "longer than its header says";
+	k = got - hlen;
+	if (k > *size)
+		goto bad;
+	memcpy(o->buf, head + hlen, k < want ? k : want);
+	why = "shorter than its header says";
+	if (k < want && (end || !zin_read(&zi, o->buf + k, want - k, &got,
+					  &end) || got < want - k))
+		goto bad;
+	why = "longer than its header says, or followed by garbage";
+	if (want == *size && (end ? zi.zs.avail_in != 0 : !zin_ends(&zi)))
+		goto bad;
+	inflateEnd(&zi.zs);
+	*out = o;
+	return 0;
+bad:
+	inflateEnd(&zi.zs);
+	free(o);
+	return error_set("corrupt loose object '%s': %s", path, why);
+}
+
+int odb_loose_parse(struct odb_object **out, const unsigned char *z,
+		    size_t n, const char *path)
+{
+	struct obj *o;
+	size_t size;
+	int rc = loose_parse(&o, &size, z, n, SIZE_MAX, path);
+
+	*out = rc < 0 ? NULL : &o->pub;
+	return rc;
+}
+
+/*
+ * Object oid, loose in one of db's object directories: its first `want`
+ * bytes (SIZE_MAX: all), as loose_parse() reads them. GIT_ENOTFOUND when
+ * it is in none of them.
+ */
+static int read_loose(struct obj **out, size_t *size, struct odb *db,
+		      const git_oid *oid, size_t want)
+{
+	char hex[GIT_OID_HEXSZ + 1], *path;
+	const unsigned char *map;
+	size_t i, n;
+	int rc = GIT_ENOTFOUND;
+
+	*out = NULL;
+	git_oid_tostr(hex, sizeof(hex), oid);
+	for (i = 0; i < db->ndirs && rc == GIT_ENOTFOUND; i++) {
+		if (asprintf(&path, "%s/%.2s/%s", db->dirs[i], hex, hex + 2) < 0)
+			return error_oom();
+		if ((rc = map_file(path, &map, &n, true)) == 0) {
+			rc = loose_parse(out, size, map, n, want, path);
+			munmap((void *)map, n);
+		}
+		free(path);
+	}
+	return rc;
+}
+
 static int read_fallback(struct obj **out, struct odb *db,
 			 git_repository *git, const git_oid *oid);
 
@@ -1210,17 +1403,24 @@ done:
 	return rc;
 }
 
-/* An object in no pack we know: libgit2 reads it. */
+/*
+ * An object in no pack: loose in one of the object directories, read
+ * here and checked as git checks it; else whatever libgit2 finds (its
+ * buffer is kept, not copied).
+ */
 static int read_fallback(struct obj **out, struct odb *db,
 			 git_repository *git, const git_oid *oid)
 {
 	git_odb *odb = NULL;
 	git_odb_object *o = NULL;
 	struct obj *r;
-	int rc = 0;
+	size_t size;
+	int rc;
 
 	*out = NULL;
 	atomic_fetch_add(&db->fallback, 1);
+	if ((rc = read_loose(out, &size, db, oid, SIZE_MAX)) != GIT_ENOTFOUND)
+		return rc;
 	if (!git)
 		return error_set("%s", db->missing_hint ? db->missing_hint :
 				       "object not found");
@@ -1235,11 +1435,18 @@ static int read_fallback(struct obj **out, struct odb *db,
 					     "object not found");
 		goto done;
 	}
-	if (!(r = obj_new(git_odb_object_size(o), git_odb_object_type(o)))) {
+	if (git_odb_object_size(o) > ODB_MAX_OBJECT) {
+		rc = too_large("object", git_odb_object_size(o));
+		goto done;
+	}
+	if (!(r = obj_new(0, git_odb_object_type(o)))) {
 		rc = error_oom();
 		goto done;
 	}
-	memcpy(r->buf, git_odb_object_data(o), r->pub.len);
+	r->held = o;
+	r->pub.data = git_odb_object_data(o);
+	r->pub.len = git_odb_object_size(o);
+	o = NULL;
 	*out = r;
 done:
 	git_odb_object_free(o);
@@ -1376,6 +1583,123 @@ int odb_read_place(struct odb_object **out, struct odb *db,
 		return rc;
 	*out = &o->pub;
 	return 0;
+}
+
+/* ---- prefixes --------------------------------------------------------- */
+
+/* Inflate the first `want` bytes of the entry whose stream starts at
+ * e->data (fewer when the stream is shorter): *got of them. */
+static int inflate_prefix(unsigned char *out, size_t want, size_t *got,
+			  const struct pack *p, const struct entry *e,
+			  uint64_t offset)
+{
+	struct zin zi;
+	bool end;
+	int rc;
+
+	if ((rc = zin_start(&zi, p->map + e->data, p->size - 20 - e->data)) < 0)
+		return rc;
+	if (!zin_read(&zi, out, want, got, &end)) {
+		inflateEnd(&zi.zs);
+		return corrupt_why(p, offset, "bad zlib data");
+	}
+	inflateEnd(&zi.zs);
+	return 0;
+}
+
+/* The size of the object the delta entry e makes, from its first bytes. */
+static int delta_result_size(size_t *size, const struct pack *p,
+			     const struct entry *e, uint64_t offset)
+{
+	unsigned char head[24];
+	struct odb_delta it;
+	size_t got;
+	int rc;
+
+	if ((rc = inflate_prefix(head, sizeof(head), &got, p, e, offset)) < 0)
+		return rc;
+	if (!odb_delta_start(&it, head, got))
+		return corrupt_why(p, offset, "bad delta");
+	*size = it.len;
+	return 0;
+}
+
+/* A blob's first bytes from an object read whole. */
+static void copy_prefix(unsigned char *buf, size_t cap, size_t *got,
+			size_t *size, const struct obj *o)
+{
+	*size = o->pub.len;
+	*got = o->pub.len < cap ? o->pub.len : cap;
+	memcpy(buf, o->pub.data, *got);
+}
+
+/* odb_read_prefix() of a blob stored in a pack, at `at`. */
+static int packed_prefix(unsigned char *buf, size_t cap, size_t *got,
+			 size_t *size, struct odb *db, git_repository *git,
+			 struct odb_place at, const git_oid *oid)
+{
+	const struct pack *p = &db->packs[at.pack];
+	struct odb_object *o;
+	struct entry e;
+	int rc;
+
+	*got = 0;
+	if ((rc = parse_entry(&e, p, at.offset)) < 0)
+		return rc;
+	if (e.type == T_OFS_DELTA || e.type == T_REF_DELTA) {
+		if ((rc = delta_result_size(size, p, &e, at.offset)) < 0 ||
+		    *size > ODB_MAX_OBJECT)
+			return rc;
+		if ((rc = odb_read(&o, db, git, oid, GIT_OBJECT_BLOB)) < 0)
+			return rc;
+		copy_prefix(buf, cap, got, size, (const struct obj *)o);
+		odb_object_free(o);
+		return 0;
+	}
+	if (e.type != GIT_OBJECT_BLOB)
+		return error_set("unable to read blob '%s': it is a %s",
+				 git_oid_tostr_s(oid),
+				 git_object_type2string((git_object_t)e.type));
+	*size = e.size;
+	if (e.size > ODB_MAX_OBJECT)
+		return 0;
+	if ((rc = inflate_prefix(buf, e.size < cap ? e.size : cap, got, p, &e,
+				 at.offset)) < 0)
+		return rc;
+	if (*got < (e.size < cap ? e.size : cap))
+		return corrupt_why(p, at.offset, "shorter than its size");
+	return 0;
+}
+
+int odb_read_prefix(unsigned char *buf, size_t cap, size_t *got,
+		    size_t *size, struct odb *db, git_repository *git,
+		    const git_oid *oid)
+{
+	struct odb_object *o;
+	struct odb_place at;
+	struct obj *lo;
+	int rc;
+
+	*got = *size = 0;
+	if (odb_locate(&at, db, oid) == 0)
+		rc = packed_prefix(buf, cap, got, size, db, git, at, oid);
+	else if ((rc = read_loose(&lo, size, db, oid, cap)) == 0) {
+		if (lo->pub.type != GIT_OBJECT_BLOB)
+			rc = error_set("unable to read blob '%s': it is a %s",
+				       git_oid_tostr_s(oid),
+				       git_object_type2string(lo->pub.type));
+		else
+			copy_prefix(buf, cap, got, &(size_t){0}, lo);
+		obj_decref(lo);
+	} else if (rc == GIT_ENOTFOUND &&
+		   (rc = odb_read(&o, db, git, oid, GIT_OBJECT_BLOB)) == 0) {
+		copy_prefix(buf, cap, got, size, (const struct obj *)o);
+		odb_object_free(o);
+	}
+	if (rc < 0 && !strstr(error_last(), git_oid_tostr_s(oid)))
+		return error_prefix("unable to read blob '%s'",
+				    git_oid_tostr_s(oid));
+	return rc;
 }
 
 /* ---- the commits at the head of each pack ----------------------------- */

@@ -12,7 +12,7 @@ set -eu
 # shellcheck source=tests/unit-lib.sh
 . "$(dirname "$0")/unit-lib.sh"
 unit_setup t-fuzz-replay
-pkgs="libgit2 libdeflate"
+pkgs="libgit2 libdeflate zlib"
 # shellcheck disable=SC2086
 pkg-config --exists $pkgs || fail "missing pkg-config packages: $pkgs"
 

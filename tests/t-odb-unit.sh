@@ -15,7 +15,7 @@ set -eu
 . "$(dirname "$0")/unit-lib.sh"
 unit_setup t-odb-unit
 command -v git >/dev/null || fail "git is missing"
-unit_build "$tmp/odb_test" "libgit2 libdeflate" -O2 tests/unit/odb_test.c \
+unit_build "$tmp/odb_test" "libgit2 libdeflate zlib" -O2 tests/unit/odb_test.c \
 	src/odb.c src/error.c
 T=$tmp/odb_test
 

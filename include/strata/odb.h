@@ -82,6 +82,27 @@ void odb_set_cache_limit(struct odb *db, size_t cache_bytes);
 int odb_read(struct odb_object **out, struct odb *db, git_repository *git,
 	     const git_oid *oid, git_object_t want);
 
+/*
+ * The size of blob `oid` (*size) and its first bytes: up to `cap` of
+ * them into buf, *got of them (fewer only when the blob is shorter). A
+ * blob stored whole, loose or in a pack, is inflated no further than
+ * that, and one larger than ODB_MAX_OBJECT is not read at all (*got is
+ * 0): enough to tell text from binary. Errors as odb_read()'s.
+ */
+int odb_read_prefix(unsigned char *buf, size_t cap, size_t *got,
+		    size_t *size, struct odb *db, git_repository *git,
+		    const git_oid *oid);
+
+/*
+ * Parse loose object file z[0, n) as git does: a header "TYPE SIZE\0"
+ * (one of the four types, a canonical decimal size within
+ * ODB_MAX_OBJECT), then exactly SIZE bytes, the end of the zlib stream,
+ * and nothing after it. Errors name `path`. For the fuzzers; odb_read()
+ * reads loose objects this way.
+ */
+int odb_loose_parse(struct odb_object **out, const unsigned char *z,
+		    size_t n, const char *path);
+
 /* Drop a reference; NULL is fine. */
 void odb_object_free(struct odb_object *obj);
 

@@ -117,6 +117,29 @@ def pack_index():
     put("pack_index", "offset-past-end", q.index())
 
 
+def inflate():
+    def z(head, data=b""):
+        return zlib.compress(head + data)
+    text = b"one\ntwo\n"
+    put("inflate", "blob", z(b"blob 8\0", text))
+    put("inflate", "empty-blob", z(b"blob 0\0"))
+    commit = b"tree " + b"4" * 40 + b"\nauthor a <a> 1 +0000\n\nm\n"
+    put("inflate", "commit", z(b"commit %d\0" % len(commit), commit))
+    put("inflate", "tree", z(b"tree 29\0", b"100644 f\0" + bytes(20)))
+    put("inflate", "type-blobx", z(b"blobx 8\0", text))
+    put("inflate", "size-short", z(b"blob 7\0", text))
+    put("inflate", "size-long", z(b"blob 9\0", text))
+    put("inflate", "size-leading-zero", z(b"blob 08\0", text))
+    put("inflate", "size-2-62", z(b"blob 4611686018427387904\0", text))
+    put("inflate", "garbage-after", z(b"blob 8\0", text) + b"junk")
+    put("inflate", "bomb", z(b"blob 10\0", bytes(1 << 20)))
+    put("inflate", "truncated", z(b"blob 8\0", text)[:-6])
+    bad = bytearray(z(b"blob 8\0", text))
+    bad[4] ^= 0xFF
+    put("inflate", "bad-zlib", bytes(bad))
+
+
 if __name__ == "__main__":
     pack_entry()
     pack_index()
+    inflate()
