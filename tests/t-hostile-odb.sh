@@ -1,0 +1,226 @@
+#!/bin/bash
+# hostile object databases: packs, indexes, deltas and loose objects
+# written by hand (tests/gitpack.py) that git would never write. Each
+# damaged one gives one `strata: ` line naming the file or object and what
+# is wrong, exit 1, within a time and memory bound; git fails on each of
+# them too (checked). A valid chain of 100,500 deltas is read.
+set -eu
+. "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+export PYTHONPATH=$HERE
+
+# bounded CMD...: at most 60 s and 2 GiB of address space.
+bounded() {
+	(ulimit -v 2097152; exec timeout 60 "$@")
+}
+
+# A repository whose HEAD has one file f, blob $1 (hex), which is in no
+# store: the case writes it.
+repo_with() {
+	repo_new r
+	local tree c
+	tree=$(printf '100644 blob %s\tf\n' "$1" | git mktree --missing)
+	c=$(git commit-tree -m one "$tree" </dev/null)
+	git update-ref refs/heads/main "$c"
+	git symbolic-ref HEAD refs/heads/main
+}
+
+# py CODE: run python with gitpack as gp, in the repository.
+py() {
+	python3 -c "import gitpack as gp, zlib, os, sys
+$1"
+}
+
+# hostile PATTERN [git]: strata's one line; with `git`, git cat-file
+# fails on it too (where it does not, git prints what the header lets it).
+hostile() {
+	local pat=$1
+	expect 1 "$pat" bounded "$STRATA" blame .
+	if [ "${2:-}" = git ] && git cat-file -p HEAD:f >/dev/null 2>&1; then
+		echo "git reads what strata refuses"; return 1
+	fi
+}
+
+BLOB=$(printf 'hello\n' | git hash-object --stdin)
+
+case_truncated() {
+	repo_new r
+	for i in $(seq 1 30); do
+		seq 1 $((i * 50)) >"f$i"; commit "c$i"
+	done
+	git repack -adq
+	local p
+	p=$(ls .git/objects/pack/*.pack)
+	truncate -s $(($(stat -c %s "$p") * 95 / 100)) "$p"
+	expect 1 "corrupt pack '.*\.pack': it does not match its index \(truncated\?\)" \
+		bounded "$STRATA" report . --out o --quiet
+	[ ! -e o ] || { echo "o was left"; return 1; }
+	! git fsck >/dev/null 2>&1 || { echo "git fsck passes"; return 1; }
+}
+
+case_ref_cycle() {
+	repo_with "$BLOB"
+	py "
+a = bytes.fromhex('$BLOB'); b = bytes(19) + b'\1'
+p = gp.Pack()
+p.ref_delta(b, gp.delta(6, 6, gp.copy(0, 6)), a)
+p.ref_delta(a, gp.delta(6, 6, gp.copy(0, 6)), b)
+p.write('.git/objects')"
+	hostile "unable to read .*'$BLOB'.*its deltas form a cycle" git
+}
+
+case_ref_self() {
+	repo_with "$BLOB"
+	py "
+a = bytes.fromhex('$BLOB')
+p = gp.Pack()
+p.ref_delta(a, gp.delta(6, 6, gp.copy(0, 6)), a)
+p.write('.git/objects')"
+	hostile "unable to read .*'$BLOB'.*a delta against itself" git
+}
+
+case_copy_past_base() {
+	repo_with "$BLOB"
+	py "
+a = bytes.fromhex('$BLOB')
+p = gp.Pack()
+base = p.whole('blob', b'hel')
+p.ofs_delta(base, gp.delta(3, 6, gp.copy(0, 6)), a)
+p.write('.git/objects')"
+	hostile "unable to read .*'$BLOB'.*bad delta" git
+}
+
+case_size_lies() {
+	repo_with "$BLOB"
+	py "
+p = gp.Pack()
+p.whole('blob', b'hello\n', size=1 << 62)
+p.write('.git/objects')"
+	hostile ".*'$BLOB'.*(bad entry|its size is more than its compressed bytes can hold)"
+}
+
+case_zlib_bomb() {
+	repo_with "$BLOB"
+	py "
+p = gp.Pack()
+p.whole('blob', b'hello\n', z=zlib.compress(b'\\n' * (64 << 20)))
+p.write('.git/objects')"
+	hostile ".*'$BLOB'.*longer than its size"
+}
+
+case_bad_zlib() {
+	repo_with "$BLOB"
+	py "
+z = bytearray(zlib.compress(b'hello\n')); z[3] ^= 0x5a
+p = gp.Pack()
+p.whole('blob', b'hello\n', z=bytes(z))
+p.write('.git/objects')"
+	hostile ".*'$BLOB'.*(bad zlib data|shorter than its size)"
+}
+
+case_bad_type() {
+	repo_with "$BLOB"
+	py "
+p = gp.Pack()
+p.whole(5, b'hello\n', name=bytes.fromhex('$BLOB'))
+p.write('.git/objects')"
+	hostile ".*'$BLOB'.*bad object type"
+}
+
+case_loose_blobx() {
+	repo_with "$BLOB"
+	py "gp.loose('.git/objects', 'blob', b'hello\n', head=b'blobx 6\0')"
+	hostile "unable to read .*'$BLOB'.*corrupt loose object '.*': bad header" git
+}
+
+case_loose_size_lies() {
+	repo_with "$BLOB"
+	py "gp.loose('.git/objects', 'blob', b'hello\n', head=b'blob 5\0')"
+	hostile ".*'$BLOB'.*corrupt loose object '.*': longer than its header says"
+	py "gp.loose('.git/objects', 'blob', b'hello\n', head=b'blob 60\0')"
+	hostile ".*'$BLOB'.*corrupt loose object '.*': shorter than its header says"
+}
+
+case_fanout() {
+	repo_with "$BLOB"
+	py "
+p = gp.Pack()
+p.whole('blob', b'hello\n')
+p.write('.git/objects', fanout=[1] * 128 + [0] * 127 + [1])"
+	hostile "corrupt pack index '.*\.idx': its fanout table goes down" git
+}
+
+case_offset64_outside() {
+	repo_with "$BLOB"
+	py "
+p = gp.Pack()
+p.whole('blob', b'hello\n')
+idx = bytearray(p.index(large_from=0))
+idx[-48:-40] = (1 << 40).to_bytes(8, 'big')
+os.makedirs('.git/objects/pack', exist_ok=True)
+open('.git/objects/pack/pack-x.pack', 'wb').write(p.pack())
+open('.git/objects/pack/pack-x.idx', 'wb').write(bytes(idx))"
+	hostile "corrupt pack index for '.*pack-x.pack': object 0 is outside the pack"
+}
+
+case_fifo_pack() {
+	repo_with "$BLOB"
+	py "
+p = gp.Pack()
+p.whole('blob', b'hello\n')
+p.write('.git/objects')"
+	rm .git/objects/pack/*.pack
+	mkfifo .git/objects/pack/pack-test.pack
+	hostile "unable to read '.*pack-test.pack': not a regular file" git
+}
+
+case_alternates_loop() {
+	repo_new r
+	commit_file f "commit" a b
+	git repack -adq
+	echo "$PWD/.git/objects" >.git/objects/info/alternates
+	echo "../objects" >>.git/objects/info/alternates
+	echo "../../.git/objects" >>.git/objects/info/alternates
+	bounded "$STRATA" blame . >out
+	[ "$(wc -l <out)" = 1 ] || { cat out; return 1; }
+}
+
+# 100,500 deltas, each against the one before it, all indexed: git reads
+# it, and so does strata, in bounded memory.
+case_long_chain() {
+	py "
+n = 100500
+p = gp.Pack()
+prev = b'v0\n'
+at = p.whole('blob', prev)
+for i in range(1, n + 1):
+    cur = b'v%d\n' % i
+    at = p.ofs_delta(at, gp.delta(len(prev), len(cur), gp.insert(cur)),
+                     gp.oid('blob', cur))
+    prev = cur
+os.makedirs('objs', exist_ok=True)
+p.write('objs')
+print(gp.oid('blob', prev).hex())" >last
+	repo_with "$(cat last)"
+	mkdir -p .git/objects/pack
+	mv ../objs/pack/* .git/objects/pack/
+	[ "$(git cat-file -p HEAD:f)" = v100500 ] || { echo "git fails"; return 1; }
+	bounded "$STRATA" blame . >out
+	[ "$(cut -f2-4 out)" = "$(printf '1\t1\tf')" ] || { cat out; return 1; }
+}
+
+run_case truncated case_truncated
+run_case ref_cycle case_ref_cycle
+run_case ref_self case_ref_self
+run_case copy_past_base case_copy_past_base
+run_case size_lies case_size_lies
+run_case zlib_bomb case_zlib_bomb
+run_case bad_zlib case_bad_zlib
+run_case bad_type case_bad_type
+run_case loose_blobx case_loose_blobx
+run_case loose_size_lies case_loose_size_lies
+run_case fanout case_fanout
+run_case offset64_outside case_offset64_outside
+run_case fifo_pack case_fifo_pack
+run_case alternates_loop case_alternates_loop
+finish
