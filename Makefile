@@ -9,6 +9,9 @@
 #                 --history WHEN against --history none
 #   make install  PREFIX=/usr/local DESTDIR= (the man page in
 #                 $(PREFIX)/share/man/man1)
+#   make fuzz     FUZZ_SECONDS=N [FUZZ=name]: build every libFuzzer target
+#                 tests/fuzz/fuzz_<name>.c (or only FUZZ's) with clang in
+#                 build/fuzz and run each for N seconds (docs/security.md)
 
 VERSION  = 0.1.0
 PREFIX  ?= /usr/local
@@ -19,12 +22,12 @@ MANDIR   = $(PREFIX)/share/man
 
 # The binary needs libgit2 and libdeflate; the charts and pages are
 # strata-publish.so, loaded by `strata report` only (include/strata/publish.h).
-CORE_PKGS = libgit2 libdeflate
+CORE_PKGS = libgit2 libdeflate zlib
 PUB_PKGS  = cairo pangocairo libpng libctemplate
 PKGS      = $(CORE_PKGS) $(PUB_PKGS)
-DEB_PKGS = libgit2-dev libdeflate-dev libcairo2-dev libpango1.0-dev libctemplate-dev libpng-dev \
+DEB_PKGS = libgit2-dev libdeflate-dev zlib1g-dev libcairo2-dev libpango1.0-dev libctemplate-dev libpng-dev \
 	   fonts-dejavu-core pkg-config git g++ make time bc libxml2-utils \
-	   chromium python3 groff-base
+	   chromium python3 groff-base clang
 
 ifeq ($(SAN),1)
 BUILD    = build/san
@@ -53,7 +56,7 @@ C_SRC    = $(filter-out $(PUB_SRC),$(sort $(wildcard src/*.c)))
 CORE_OBJ = $(C_SRC:src/%.c=$(BUILD)/%.o)
 PUB_OBJ  = $(patsubst src/%.cc,$(BUILD)/%.o,$(PUB_SRC:src/%.c=$(BUILD)/%.o))
 
-.PHONY: all deps test check demo bench install clean FORCE
+.PHONY: all deps test check demo bench install fuzz clean FORCE
 
 all: strata
 
@@ -125,6 +128,46 @@ install: $(STRATA_BIN)
 	install -m 644 $(STRATA_PUB) $(DESTDIR)$(LIBDIR)/strata-publish.so
 	install -m 644 templates/* $(DESTDIR)$(DATADIR)/templates/
 	install -m 644 docs/strata.1 $(DESTDIR)$(MANDIR)/man1/strata.1
+
+# Fuzzing: each target tests/fuzz/fuzz_<name>.c defines
+# LLVMFuzzerTestOneInput() and links against the core objects (src/*.c but
+# main.c and the publishing sources), here built by clang with libFuzzer's
+# coverage. A run reads the seeds of tests/fuzz/corpus/<name>/ and writes
+# what it finds under build/fuzz only: new inputs in corpus/<name>/,
+# crashes in crash/<name>/ (copy one to tests/fuzz/corpus/<name>/ to keep
+# it: `make test` replays every corpus file, tests/t-fuzz-replay.sh).
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_DIR      = build/fuzz
+FUZZ_ALL      = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_RUN      = $(if $(FUZZ),$(FUZZ),$(FUZZ_ALL))
+FUZZ_FLAGS    = -fsanitize=address,undefined -fno-omit-frame-pointer \
+		-fno-sanitize-recover=undefined
+FUZZ_OBJ      = $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(filter-out src/main.c,$(C_SRC)))
+
+$(FUZZ_DIR)/obj/%.o: src/%.c $(wildcard include/strata/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 $(WARN) -O1 -g -pthread \
+		$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 $(WARN) -O1 -g -pthread \
+		$(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) \
+		$(CORE_LIBS) -lm
+
+.SECONDARY: $(FUZZ_OBJ)
+
+fuzz: deps $(FUZZ_RUN:%=$(FUZZ_DIR)/fuzz_%)
+	@for t in $(FUZZ_RUN); do \
+		[ -f tests/fuzz/fuzz_$$t.c ] || { echo "no fuzz target $$t"; exit 2; }; \
+		mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/crash/$$t \
+			tests/fuzz/corpus/$$t; \
+		echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+		$(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
+			-print_final_stats=1 -rss_limit_mb=2048 \
+			-artifact_prefix=$(FUZZ_DIR)/crash/$$t/ \
+			$(FUZZ_DIR)/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \
+	done
 
 clean:
 	rm -rf build strata strata-publish.so

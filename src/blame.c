@@ -1077,11 +1077,6 @@ static int open_handle(git_repository **out, const struct engine *E)
 
 /* ---- stage 1's reader: root trees read ahead of the walk ---- */
 
-struct scratch {
-	unsigned char *p;
-	size_t cap;
-};
-
 /* A blob of the tip, and whether it is text: 0, 1, or -1 (not read). */
 struct tipcheck {
 	git_oid oid;
@@ -1123,7 +1118,6 @@ struct reader {
 	size_t cache_bound;      /* the object cache's bound in the walk */
 	char *path;
 	size_t path_alloc;
-	struct scratch buf;
 };
 
 /*
@@ -1157,7 +1151,7 @@ static size_t walk_cache(size_t ntrees)
 #define READ_AHEAD 64
 
 static int is_text_blob(int *out, struct odb *db, git_repository *git,
-			const git_oid *oid, struct scratch *buf);
+			const git_oid *oid);
 
 /*
  * The regular files under tree `oid` (at R->path[0..base)) that the
@@ -1219,8 +1213,8 @@ static bool reader_check_tip(struct reader *R)
 		return false;
 	R->tips_checked++;
 	/* A failure is left to check_text(), which reports it. */
-	if (is_text_blob(&text, R->E->repo->odb, R->git, &R->tips[i].oid,
-			 &R->buf) == 0)
+	if (is_text_blob(&text, R->E->repo->odb, R->git,
+			 &R->tips[i].oid) == 0)
 		R->tips[i].text = (signed char)text;
 	return true;
 }
@@ -1311,7 +1305,6 @@ static void reader_free(struct reader *R)
 {
 	free(R->tips);
 	free(R->path);
-	free(R->buf.p);
 }
 
 /* ---- stage 3: evaluation, run by stage 2's threads ---- */
@@ -2073,7 +2066,8 @@ static int file_cmp(const void *a, const void *b)
 
 int blame_is_text(const void *data, size_t len)
 {
-	return len > 0 && !memchr(data, 0, len < 8000 ? len : 8000);
+	return len > 0 && !memchr(data, 0, len < BLAME_TEXT_PREFIX ? len
+							 : BLAME_TEXT_PREFIX);
 }
 
 /* The tip's regular files: their paths and versions, in tree order. */
@@ -2137,41 +2131,22 @@ static int name_file(const char *how, const char *path)
 }
 
 /*
- * Whether blob `oid` is text. A blob stored whole in a pack (the newest of
- * a file's versions usually is) is inflated into *buf, grown as needed,
- * and not kept in the object cache: the walk's reader checks the tip's
- * files while that cache holds the trees the walk is about to want.
+ * Whether blob `oid` is text: no NUL in its first 8,000 bytes, as git
+ * says, and no larger than strata reads (ODB_MAX_OBJECT; git's diff too
+ * counts a file above core.bigFileThreshold as binary). Only those bytes
+ * are inflated of a blob stored whole.
  */
 static int is_text_blob(int *out, struct odb *db, git_repository *git,
-			const git_oid *oid, struct scratch *buf)
+			const git_oid *oid)
 {
-	struct odb_object *b = NULL;
-	struct odb_place at;
-	struct odb_stored s;
+	unsigned char buf[BLAME_TEXT_PREFIX];
+	size_t got, size;
 	int rc;
 
-	if (odb_locate(&at, db, oid) == 0 && odb_stored_at(&s, db, at) == 0 &&
-	    s.form == ODB_WHOLE && s.type == GIT_OBJECT_BLOB) {
-		if (s.size + 1 > buf->cap) {
-			unsigned char *p = realloc(buf->p, s.size + 1);
-
-			if (!p)
-				return error_oom();
-			buf->p = p;
-			buf->cap = s.size + 1;
-		}
-		if (odb_stored_inflate(buf->p, db, &s) == 0) {
-			*out = blame_is_text(buf->p, s.size);
-			return 0;
-		}
-	}
-	/* Anything else, or a failure, reported as odb_read() says it. */
-	rc = load_blob(&b, db, git, oid);
-
-	if (rc < 0)
+	if ((rc = odb_read_prefix(buf, sizeof(buf), &got, &size, db, git,
+				  oid)) < 0)
 		return rc;
-	*out = blame_is_text(b->data, b->len);
-	odb_object_free(b);
+	*out = size <= ODB_MAX_OBJECT && blame_is_text(buf, got);
 	return 0;
 }
 
@@ -2199,7 +2174,6 @@ struct textcheck {
 static void textcheck_run(struct textcheck *T, git_repository *git)
 {
 	git_repository *own = NULL;
-	struct scratch buf = { NULL, 0 };
 	size_t i = T->n;
 	int text, rc;
 
@@ -2216,7 +2190,7 @@ static void textcheck_run(struct textcheck *T, git_repository *git)
 			continue;
 		}
 		rc = is_text_blob(&text, T->E->repo->odb, git,
-				  &T->tips[i].v->oid, &buf);
+				  &T->tips[i].v->oid);
 		if (rc < 0)
 			goto fail;
 		T->text[i] = (unsigned char)text;
@@ -2233,7 +2207,6 @@ fail:
 	pthread_mutex_unlock(&T->lock);
 	atomic_store(&T->failed, 1);
 out:
-	free(buf.p);
 	git_repository_free(own);
 }
 
@@ -2903,7 +2876,7 @@ static int left_cb(const char *root, const git_tree_entry *e, void *payload)
 	const git_oid *oid = git_tree_entry_id(e);
 	struct odb_object *b = NULL;
 	size_t rlen = strlen(root);
-	int why;
+	int why, text;
 
 	if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE)
 		return 0;
@@ -2920,12 +2893,14 @@ static int left_cb(const char *root, const git_tree_entry *e, void *payload)
 		w->out->missing++;
 		return 0;
 	}
-	if ((w->rc = odb_read(&b, w->repo->odb, w->repo->git, oid,
-			      GIT_OBJECT_BLOB)) < 0) {
+	if ((w->rc = is_text_blob(&text, w->repo->odb, w->repo->git,
+				  oid)) < 0 ||
+	    (text && (w->rc = odb_read(&b, w->repo->odb, w->repo->git, oid,
+				       GIT_OBJECT_BLOB)) < 0)) {
 		name_file("of", w->path);
 		return -1;
 	}
-	if (blame_is_text(b->data, b->len)) {
+	if (text) {
 		w->out->files[why]++;
 		w->out->lines[why] += diff_count_lines((const char *)b->data,
 						       b->len);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <libdeflate.h>
+#include <zlib.h>
 
 #include "strata/error.h"
 
@@ -29,6 +30,9 @@
 #define BUCKETS (1u << 16)
 #define FILTER (1u << 20)
 #define MAX_ALTERNATE_DEPTH 5
+/* deflate makes at most 1032 bytes of each byte it reads (zlib's tech
+ * notes): a size above that is a lie the stream cannot back. */
+#define DEFLATE_RATIO 1032
 
 enum { T_OFS_DELTA = 6, T_REF_DELTA = 7 };
 
@@ -42,6 +46,7 @@ struct pack {
 	uint32_t n;
 	const unsigned char *fanout, *oids, *off32, *off64;
 	size_t n64;
+	bool borrowed;              /* map and idx are the caller's */
 };
 
 struct obj {
@@ -52,6 +57,7 @@ struct obj {
 	uint32_t pack;
 	uint64_t offset;
 	bool cached;
+	git_odb_object *held;       /* libgit2's, when pub.data is its */
 	unsigned char buf[];
 };
 
@@ -74,6 +80,8 @@ struct odb {
 	size_t base_limit;          /* odb_open()'s */
 	atomic_size_t reads, hits, built, fallback;
 	const char *missing_hint;   /* odb_set_missing_hint()'s, or NULL */
+	char **dirs;                /* the object directories, real paths */
+	size_t ndirs;
 };
 
 static uint32_t be32(const unsigned char *p)
@@ -109,8 +117,10 @@ static struct obj *obj_new(size_t len, git_object_t type)
 
 static void obj_decref(struct obj *o)
 {
-	if (o && atomic_fetch_sub(&o->refs, 1) == 1)
+	if (o && atomic_fetch_sub(&o->refs, 1) == 1) {
+		git_odb_object_free(o->held);
 		free(o);
+	}
 }
 
 void odb_object_free(struct odb_object *obj)
@@ -265,19 +275,36 @@ static void cache_put(struct odb *db, struct obj **o, uint32_t pack,
 
 /* ---- opening the packs ------------------------------------------------ */
 
+static bool offset_at(const struct pack *p, uint32_t pos, uint64_t *offset);
+
+/*
+ * Map the regular file at `path`. Opened without blocking, so that a FIFO
+ * in its place does not hang the run; anything but a regular file, and
+ * an empty one, is refused. With `missing_ok`, a file that is not there
+ * gives GIT_ENOTFOUND and no error.
+ */
 static int map_file(const char *path, const unsigned char **map,
-		    size_t *size)
+		    size_t *size, bool missing_ok)
 {
 	struct stat st;
 	void *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
+	if (fd < 0 && missing_ok && errno == ENOENT)
+		return GIT_ENOTFOUND;
 	if (fd < 0)
 		return error_set("unable to open '%s': %s", path,
 				 strerror(errno));
-	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
+	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return error_set("unable to read '%s'", path);
+		return error_set("unable to read '%s': %s", path,
+				 strerror(errno));
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0) {
+		close(fd);
+		return error_set("unable to read '%s': %s", path,
+				 S_ISREG(st.st_mode) ? "it is empty"
+						     : "not a regular file");
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
@@ -291,9 +318,9 @@ static int map_file(const char *path, const unsigned char **map,
 
 static void pack_release(struct pack *p)
 {
-	if (p->map)
+	if (p->map && !p->borrowed)
 		munmap((void *)p->map, p->size);
-	if (p->idx)
+	if (p->idx && !p->borrowed)
 		munmap((void *)p->idx, p->idxsize);
 	free(p->path);
 	memset(p, 0, sizeof(*p));
@@ -303,6 +330,7 @@ static void pack_release(struct pack *p)
 static int parse_index(struct pack *p, const char *idxpath)
 {
 	const unsigned char *m = p->idx;
+	const char *why;
 	size_t need;
 	uint32_t i, prev = 0;
 
@@ -316,8 +344,10 @@ static int parse_index(struct pack *p, const char *idxpath)
 		p->version = 1;
 		p->fanout = m;
 	}
+	why = "too short";
 	if (p->idxsize < (size_t)(p->fanout - m) + 1024)
 		goto bad;
+	why = "its fanout table goes down";
 	for (i = 0; i < 256; i++) {
 		uint32_t f = be32(p->fanout + 4 * i);
 
@@ -326,23 +356,69 @@ static int parse_index(struct pack *p, const char *idxpath)
 		prev = f;
 	}
 	p->n = prev;
+	p->oids = p->fanout + 1024;
+	why = "its size does not fit its object count";
 	if (p->version == 2) {
-		p->oids = p->fanout + 1024;
 		p->off32 = p->oids + (size_t)p->n * 24;  /* past the CRCs */
 		p->off64 = p->off32 + (size_t)p->n * 4;
 		need = 8 + 1024 + (size_t)p->n * 28 + 40;
-		if (p->idxsize < need)
+		if (p->idxsize < need || (p->idxsize - need) % 8)
 			goto bad;
 		p->n64 = (p->idxsize - need) / 8;
+		if (p->n64 > p->n)
+			goto bad;
 	} else {
-		p->oids = p->fanout + 1024;
 		need = 1024 + (size_t)p->n * 24 + 40;
-		if (p->idxsize < need)
+		if (p->idxsize != need)
 			goto bad;
 	}
 	return 0;
 bad:
-	return error_set("corrupt pack index '%s'", idxpath);
+	return error_set("corrupt pack index '%s': %s", idxpath, why);
+}
+
+/*
+ * Check the pack against its index: the header's object count, the
+ * checksum the index records for the pack (a pack cut short or another
+ * pack's fails it), and every offset the index gives, inside the pack.
+ * The entries themselves are checked as they are read.
+ */
+static int check_pack(const struct pack *p)
+{
+	uint32_t i;
+	uint64_t off;
+
+	if (p->size < 32 || memcmp(p->map, "PACK", 4) != 0 ||
+	    (be32(p->map + 4) != 2 && be32(p->map + 4) != 3))
+		return error_set("corrupt pack '%s': bad header", p->path);
+	if (memcmp(p->idx + p->idxsize - 40, p->map + p->size - 20, 20) != 0)
+		return error_set("corrupt pack '%s': it does not match its "
+				 "index (truncated?)", p->path);
+	if (be32(p->map + 8) != p->n)
+		return error_set("corrupt pack '%s': it holds %u objects, its "
+				 "index %u", p->path, be32(p->map + 8), p->n);
+	for (i = 0; i < p->n; i++)
+		if (!offset_at(p, i, &off) || off < 12 || off >= p->size - 20)
+			return error_set("corrupt pack index for '%s': object "
+					 "%u is outside the pack", p->path, i);
+	return 0;
+}
+
+/* Append *p to db's packs (then *p is db's, and zeroed). */
+static int keep_pack(struct odb *db, struct pack *p)
+{
+	if (db->npacks == db->packs_alloc) {
+		size_t na = db->packs_alloc ? 2 * db->packs_alloc : 4;
+		struct pack *np = realloc(db->packs, na * sizeof(*np));
+
+		if (!np)
+			return error_oom();
+		db->packs = np;
+		db->packs_alloc = na;
+	}
+	db->packs[db->npacks++] = *p;
+	memset(p, 0, sizeof(*p));
+	return 0;
 }
 
 static int add_pack(struct odb *db, const char *dir, const char *idxname)
@@ -362,29 +438,12 @@ static int add_pack(struct odb *db, const char *dir, const char *idxname)
 	memcpy(p.path + dl + 1 + nl - 4, ".pack", 6);
 	if (access(p.path, F_OK) < 0)
 		goto done;  /* an index left behind: git skips it too */
-	if ((rc = map_file(idxpath, &p.idx, &p.idxsize)) < 0 ||
+	if ((rc = map_file(idxpath, &p.idx, &p.idxsize, false)) < 0 ||
 	    (rc = parse_index(&p, idxpath)) < 0 ||
-	    (rc = map_file(p.path, &p.map, &p.size)) < 0)
+	    (rc = map_file(p.path, &p.map, &p.size, false)) < 0 ||
+	    (rc = check_pack(&p)) < 0)
 		goto done;
-	if (p.size < 32 || memcmp(p.map, "PACK", 4) != 0 ||
-	    (be32(p.map + 4) != 2 && be32(p.map + 4) != 3) ||
-	    be32(p.map + 8) != p.n) {
-		rc = error_set("corrupt pack '%s'", p.path);
-		goto done;
-	}
-	if (db->npacks == db->packs_alloc) {
-		size_t na = db->packs_alloc ? 2 * db->packs_alloc : 4;
-		struct pack *np = realloc(db->packs, na * sizeof(*np));
-
-		if (!np) {
-			rc = error_oom();
-			goto done;
-		}
-		db->packs = np;
-		db->packs_alloc = na;
-	}
-	db->packs[db->npacks++] = p;
-	memset(&p, 0, sizeof(p));
+	rc = keep_pack(db, &p);
 done:
 	pack_release(&p);
 	free(idxpath);
@@ -396,133 +455,190 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The packs of one object directory, then of its alternates. */
-static int add_objects_dir(struct odb *db, const char *objdir, int depth)
+/* The packs of directory `dir` (objects/pack), in name order. */
+static int add_packs(struct odb *db, const char *dir)
 {
-	size_t ol = strlen(objdir);
-	char *dir = malloc(ol + 32), **names = NULL;
+	char **names = NULL;
 	size_t n = 0, alloc = 0, i;
-	DIR *d = NULL;
-	FILE *alt = NULL;
+	DIR *d = opendir(dir);
 	struct dirent *de;
 	int rc = 0;
 
-	if (!dir)
-		return error_oom();
-	snprintf(dir, ol + 32, "%s/pack", objdir);
-	if ((d = opendir(dir)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			size_t l = strlen(de->d_name);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		size_t l = strlen(de->d_name);
 
-			if (l < 5 || strcmp(de->d_name + l - 4, ".idx") != 0)
-				continue;
-			if (n == alloc) {
-				size_t na = alloc ? 2 * alloc : 8;
-				char **nn = realloc(names, na * sizeof(*nn));
+		if (l < 5 || strcmp(de->d_name + l - 4, ".idx") != 0)
+			continue;
+		if (n == alloc) {
+			size_t na = alloc ? 2 * alloc : 8;
+			char **nn = realloc(names, na * sizeof(*nn));
 
-				if (!nn) {
-					rc = error_oom();
-					goto done;
-				}
-				names = nn;
-				alloc = na;
-			}
-			if (!(names[n] = strdup(de->d_name))) {
+			if (!nn) {
 				rc = error_oom();
 				goto done;
 			}
-			n++;
+			names = nn;
+			alloc = na;
 		}
-		/* Any order is right (equal names, equal content); one order
-		 * keeps runs alike. */
-		if (n)
-			qsort(names, n, sizeof(*names), name_cmp);
-		/*
-		 * A pack we cannot map or make sense of is left to libgit2,
-		 * which reads it, or says what is wrong with the objects in
-		 * it when one is asked for.
-		 */
-		for (i = 0; i < n && rc != STRATA_ENOMEM; i++)
-			rc = add_pack(db, dir, names[i]);
-		if (rc == STRATA_ENOMEM)
+		if (!(names[n] = strdup(de->d_name))) {
+			rc = error_oom();
 			goto done;
-		rc = 0;
-	}
-	if (depth >= MAX_ALTERNATE_DEPTH)
-		goto done;
-	snprintf(dir, ol + 32, "%s/info/alternates", objdir);
-	if ((alt = fopen(dir, "r")) != NULL) {
-		char line[4096];
-
-		while (fgets(line, sizeof(line), alt) && rc == 0) {
-			size_t l = strlen(line);
-			char *path;
-
-			while (l && (line[l - 1] == '\n' || line[l - 1] == '\r'))
-				line[--l] = 0;
-			if (!l || line[0] == '#')
-				continue;
-			if (line[0] == '/') {
-				rc = add_objects_dir(db, line, depth + 1);
-				continue;
-			}
-			if (!(path = malloc(ol + l + 2))) {
-				rc = error_oom();
-				break;
-			}
-			snprintf(path, ol + l + 2, "%s/%s", objdir, line);
-			rc = add_objects_dir(db, path, depth + 1);
-			free(path);
 		}
+		n++;
 	}
+	/* Any order is right (equal names, equal content); one order keeps
+	 * runs alike. */
+	if (n)
+		qsort(names, n, sizeof(*names), name_cmp);
+	/* A pack that is damaged is an error: git fails on it too, once it
+	 * needs an object in it, and libgit2 would only say less. */
+	for (i = 0; i < n && rc == 0; i++)
+		rc = add_pack(db, dir, names[i]);
 done:
-	if (alt)
-		fclose(alt);
-	if (d)
-		closedir(d);
+	closedir(d);
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	free(dir);
 	return rc;
 }
 
-int odb_open(struct odb **out, git_repository *git, size_t cache_bytes)
+/*
+ * Note objdir (a real path, taken) as one of db's object directories:
+ * 1, or 0 when it is one already (an alternate that names its own
+ * store, or loops back to it through another path).
+ */
+static int add_dir(struct odb *db, char *real)
+{
+	char **nd;
+	size_t i;
+
+	for (i = 0; i < db->ndirs; i++)
+		if (!strcmp(db->dirs[i], real)) {
+			free(real);
+			return 0;
+		}
+	if (!(nd = realloc(db->dirs, (db->ndirs + 1) * sizeof(*nd)))) {
+		free(real);
+		return error_oom();
+	}
+	db->dirs = nd;
+	db->dirs[db->ndirs++] = real;
+	return 1;
+}
+
+static int add_objects_dir(struct odb *db, const char *objdir, int depth);
+
+/* The object directories objdir/info/alternates names, relative ones
+ * from objdir. */
+static int add_alternates(struct odb *db, const char *objdir, int depth)
+{
+	size_t ol = strlen(objdir);
+	char *path = malloc(ol + 32), line[4096];
+	FILE *alt;
+	int rc = 0;
+
+	if (!path)
+		return error_oom();
+	snprintf(path, ol + 32, "%s/info/alternates", objdir);
+	alt = fopen(path, "re");
+	free(path);
+	if (!alt)
+		return 0;
+	while (rc >= 0 && fgets(line, sizeof(line), alt)) {
+		size_t l = strlen(line);
+
+		while (l && (line[l - 1] == '\n' || line[l - 1] == '\r'))
+			line[--l] = 0;
+		if (!l || line[0] == '#')
+			continue;
+		if (line[0] == '/') {
+			rc = add_objects_dir(db, line, depth + 1);
+			continue;
+		}
+		if (!(path = malloc(ol + l + 2))) {
+			rc = error_oom();
+			break;
+		}
+		snprintf(path, ol + l + 2, "%s/%s", objdir, line);
+		rc = add_objects_dir(db, path, depth + 1);
+		free(path);
+	}
+	fclose(alt);
+	return rc;
+}
+
+/*
+ * The packs of one object directory, then of its alternates, each
+ * directory once (by its real path): git's own alternates may name a
+ * store twice, or loop.
+ */
+static int add_objects_dir(struct odb *db, const char *objdir, int depth)
+{
+	char *real = realpath(objdir, NULL), *dir;
+	int rc;
+
+	if (!real)
+		return errno == ENOMEM ? error_oom() : 0;  /* git skips it too */
+	if ((rc = add_dir(db, real)) <= 0)
+		return rc;
+	if (asprintf(&dir, "%s/pack", real) < 0)
+		return error_oom();
+	rc = add_packs(db, dir);
+	free(dir);
+	if (rc < 0 || depth >= MAX_ALTERNATE_DEPTH)
+		return rc;
+	return add_alternates(db, real, depth);
+}
+
+/* An empty reader (no packs yet). */
+static int odb_new(struct odb **out, size_t cache_bytes)
 {
 	struct odb *db = calloc(1, sizeof(*db));
-	const char *common = git_repository_commondir(git);
-	char *objdir = NULL;
-	int rc = 0;
+	pthread_mutexattr_t a;
 
 	*out = NULL;
 	if (!db)
 		return error_oom();
-	{
-		/*
-		 * The lock is held for a few pointer moves at a time but taken
-		 * for every object read: spinning a little before sleeping
-		 * spares the futex calls of sleeping and waking the other
-		 * thread.
-		 */
-		pthread_mutexattr_t a;
-
-		pthread_mutexattr_init(&a);
-		pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
-		pthread_mutex_init(&db->lock, &a);
-		pthread_mutexattr_destroy(&a);
-	}
-	if (!(db->bucket = calloc(BUCKETS, sizeof(*db->bucket))) ||
-	    !(db->filter = calloc(FILTER, sizeof(*db->filter))) ||
-	    !(objdir = malloc(strlen(common) + 9))) {
-		rc = error_oom();
-		goto done;
-	}
+	/*
+	 * The lock is held for a few pointer moves at a time but taken for
+	 * every object read: spinning a little before sleeping spares the
+	 * futex calls of sleeping and waking the other thread.
+	 */
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+	pthread_mutex_init(&db->lock, &a);
+	pthread_mutexattr_destroy(&a);
 	db->base_limit = cache_bytes ? cache_bytes : DEFAULT_CACHE;
 	atomic_init(&db->limit, db->base_limit);
 	atomic_init(&db->reads, 0);
 	atomic_init(&db->hits, 0);
 	atomic_init(&db->built, 0);
 	atomic_init(&db->fallback, 0);
+	if (!(db->bucket = calloc(BUCKETS, sizeof(*db->bucket))) ||
+	    !(db->filter = calloc(FILTER, sizeof(*db->filter)))) {
+		odb_free(db);
+		return error_oom();
+	}
+	*out = db;
+	return 0;
+}
+
+int odb_open(struct odb **out, git_repository *git, size_t cache_bytes)
+{
+	struct odb *db = NULL;
+	const char *common = git_repository_commondir(git);
+	char *objdir = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	if ((rc = odb_new(&db, cache_bytes)) < 0)
+		return rc;
+	if (!(objdir = malloc(strlen(common) + 9))) {
+		rc = error_oom();
+		goto done;
+	}
 	snprintf(objdir, strlen(common) + 9, "%s%sobjects", common,
 		common[0] && common[strlen(common) - 1] == '/' ? "" : "/");
 	if ((rc = add_objects_dir(db, objdir, 0)) < 0)
@@ -531,6 +647,36 @@ int odb_open(struct odb **out, git_repository *git, size_t cache_bytes)
 	db = NULL;
 done:
 	free(objdir);
+	odb_free(db);
+	return rc;
+}
+
+int odb_open_memory(struct odb **out, const unsigned char *idx,
+		    size_t idxlen, const unsigned char *pack, size_t packlen,
+		    size_t cache_bytes)
+{
+	struct odb *db = NULL;
+	struct pack p;
+	int rc;
+
+	*out = NULL;
+	memset(&p, 0, sizeof(p));
+	p.borrowed = true;
+	p.idx = idx;
+	p.idxsize = idxlen;
+	p.map = pack;
+	p.size = packlen;
+	if (!(p.path = strdup("memory.pack")))
+		return error_oom();
+	if ((rc = parse_index(&p, "memory.idx")) < 0 ||
+	    (rc = check_pack(&p)) < 0 ||
+	    (rc = odb_new(&db, cache_bytes)) < 0 ||
+	    (rc = keep_pack(db, &p)) < 0)
+		goto done;
+	*out = db;
+	db = NULL;
+done:
+	pack_release(&p);
 	odb_free(db);
 	return rc;
 }
@@ -564,6 +710,9 @@ void odb_free(struct odb *db)
 	free(db->packs);
 	free(db->bucket);
 	free(db->filter);
+	for (i = 0; i < db->ndirs; i++)
+		free(db->dirs[i]);
+	free(db->dirs);
 	free(db);
 }
 
@@ -669,10 +818,28 @@ struct entry {
 	const unsigned char *ref;   /* REF_DELTA: 20 bytes */
 };
 
+static int corrupt_why(const struct pack *p, uint64_t offset,
+		       const char *why)
+{
+	return error_set("corrupt object at offset %llu in '%s': %s",
+			 (unsigned long long)offset, p->path, why);
+}
+
 static int corrupt(const struct pack *p, uint64_t offset)
 {
-	return error_set("corrupt object at offset %llu in '%s'",
-			 (unsigned long long)offset, p->path);
+	return corrupt_why(p, offset, "bad entry");
+}
+
+/* An entry may be read whole only within the limit. */
+static int check_entry_size(const struct pack *p, uint64_t offset,
+			    size_t size)
+{
+	if (size <= ODB_MAX_OBJECT)
+		return 0;
+	return error_set("object at offset %llu in '%s' is too large (%zu "
+			 "bytes; the limit is %zu MiB)",
+			 (unsigned long long)offset, p->path, size,
+			 ODB_MAX_OBJECT >> 20);
 }
 
 /* The type in the header of the entry at `offset`, or -1. */
@@ -723,9 +890,12 @@ static int parse_entry(struct entry *e, const struct pack *p,
 		e->ref = p->map + at;
 		at += 20;
 	} else if (e->type < GIT_OBJECT_COMMIT || e->type > GIT_OBJECT_TAG) {
-		return corrupt(p, offset);
+		return corrupt_why(p, offset, "bad object type");
 	}
 	e->data = at;
+	if (e->size / DEFLATE_RATIO > end - at)
+		return corrupt_why(p, offset, "its size is more than its "
+				   "compressed bytes can hold");
 	return 0;
 }
 
@@ -778,7 +948,10 @@ static int inflate_entry(unsigned char *out, const struct pack *p,
 	r = libdeflate_zlib_decompress_ex(d, p->map + e->data, in_left, out,
 					  e->size, &in_used, &out_len);
 	if (r != LIBDEFLATE_SUCCESS || out_len != e->size)
-		return corrupt(p, offset);
+		return corrupt_why(p, offset, r == LIBDEFLATE_SUCCESS ?
+				   "shorter than its size" :
+				   r == LIBDEFLATE_INSUFFICIENT_SPACE ?
+				   "longer than its size" : "bad zlib data");
 	return 0;
 }
 
@@ -872,6 +1045,12 @@ static struct obj *apply_delta(const struct obj *base,
 	if (!odb_delta_start(&it, d, (size_t)(dend - d)) ||
 	    it.base_len != base->pub.len)
 		return NULL;
+	/* Each instruction takes a byte at least and makes at most the
+	 * base's size, or 127 bytes: a larger size is a lie. */
+	if (it.len > ODB_MAX_OBJECT ||
+	    it.len / (it.base_len > 127 ? it.base_len : 127) >
+	    (size_t)(dend - d))
+		return NULL;
 	if (!(o = obj_new(it.len, base->pub.type))) {
 		*oom = true;
 		return NULL;
@@ -888,6 +1067,196 @@ static struct obj *apply_delta(const struct obj *base,
 		return o;
 	free(o);
 	return NULL;
+}
+
+/* ---- loose objects and prefixes --------------------------------------- */
+
+static int too_large(const char *what, size_t size)
+{
+	return error_set("%s is too large (%zu bytes; the limit is %zu MiB)",
+			 what, size, ODB_MAX_OBJECT >> 20);
+}
+
+/* A zlib stream being inflated (zlib's, for reading part of one). */
+struct zin {
+	z_stream zs;
+};
+
+static int zin_start(struct zin *z, const unsigned char *in, size_t n)
+{
+	memset(z, 0, sizeof(*z));
+	if (inflateInit(&z->zs) != Z_OK)
+		return error_oom();
+	z->zs.next_in = (Bytef *)in;
+	z->zs.avail_in = n > UINT32_MAX ? UINT32_MAX : (uInt)n;
+	return 0;
+}
+
+/*
+ * Inflate up to `want` bytes into out, *got of them: fewer only where the
+ * stream ends (*end). False for bad data, or a stream cut short.
+ */
+static bool zin_read(struct zin *z, unsigned char *out, size_t want,
+		     size_t *got, bool *end)
+{
+	*got = 0;
+	*end = false;
+	while (*got < want) {
+		size_t chunk = want - *got > UINT32_MAX ? UINT32_MAX
+							: want - *got;
+		int r;
+
+		z->zs.next_out = out + *got;
+		z->zs.avail_out = (uInt)chunk;
+		r = inflate(&z->zs, Z_NO_FLUSH);
+		*got += chunk - z->zs.avail_out;
+		if (r == Z_STREAM_END) {
+			*end = true;
+			return true;
+		}
+		if (r != Z_OK)
+			return false;
+	}
+	return true;
+}
+
+/* The stream ends here, and nothing follows it. */
+static bool zin_ends(struct zin *z)
+{
+	unsigned char c;
+	size_t got;
+	bool end;
+
+	return zin_read(z, &c, 1, &got, &end) && end && !got &&
+	       !z->zs.avail_in;
+}
+
+/*
+ * A loose object's header, "TYPE SIZE\0" as git writes it (a canonical
+ * decimal size): its length up to the NUL, or 0 when it is bad.
+ */
+static size_t loose_header(git_object_t *type, size_t *size,
+			   const unsigned char *h, size_t n)
+{
+	static const char *const names[] = { "commit", "tree", "blob", "tag" };
+	static const git_object_t types[] = { GIT_OBJECT_COMMIT,
+		GIT_OBJECT_TREE, GIT_OBJECT_BLOB, GIT_OBJECT_TAG };
+	const unsigned char *sp = memchr(h, ' ', n), *nul = memchr(h, 0, n);
+	size_t i, v = 0;
+
+	if (!sp || !nul || nul < sp + 2 || (sp[1] == '0' && nul > sp + 2))
+		return 0;
+	*type = GIT_OBJECT_INVALID;
+	for (i = 0; i < 4; i++)
+		if ((size_t)(sp - h) == strlen(names[i]) &&
+		    !memcmp(h, names[i], (size_t)(sp - h)))
+			*type = types[i];
+	if (*type == GIT_OBJECT_INVALID)
+		return 0;
+	for (i = 1; sp + i < nul; i++) {
+		if (sp[i] < '0' || sp[i] > '9' || v > (SIZE_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (size_t)(sp[i] - '0');
+	}
+	*size = v;
+	return (size_t)(nul - h) + 1;
+}
+
+/*
+ * Parse a loose object's file, z[0, n): its header, then the first
+ * `want` bytes of its content (SIZE_MAX: all of it, which must end the
+ * stream exactly, with nothing after it, as git requires) into a new
+ * object *out, and its whole size in *size. Errors name `path`.
+ */
+static int loose_parse(struct obj **out, size_t *size, const unsigned char *z,
+		       size_t n, size_t want, const char *path)
+{
+	unsigned char head[64];
+	size_t got, hlen = 0, k;
+	git_object_t type = GIT_OBJECT_INVALID;
+	const char *why = "bad zlib data";
+	struct obj *o = NULL;
+	struct zin zi;
+	bool end;
+	int rc;
+
+	*out = NULL;
+	if ((rc = zin_start(&zi, z, n)) < 0)
+		return rc;
+	if (!zin_read(&zi, head, sizeof(head), &got, &end))
+		goto bad;
+	why = "bad header";
+	if (!(hlen = loose_header(&type, size, head, got)))
+		goto bad;
+	if (want == SIZE_MAX && *size > ODB_MAX_OBJECT) {
+		inflateEnd(&zi.zs);
+		return error_set("loose object '%s' is too large (%zu bytes; "
+				 "the limit is %zu MiB)", path, *size,
+				 ODB_MAX_OBJECT >> 20);
+	}
+	if (want > *size)
+		want = *size;
+	if (!(o = obj_new(want, type))) {
+		inflateEnd(&zi.zs);
+		return error_oom();
+	}
+	why = "longer than its header says";
+	k = got - hlen;
+	if (k > *size)
+		goto bad;
+	memcpy(o->buf, head + hlen, k < want ? k : want);
+	why = "shorter than its header says";
+	if (k < want && (end || !zin_read(&zi, o->buf + k, want - k, &got,
+					  &end) || got < want - k))
+		goto bad;
+	why = "longer than its header says, or followed by garbage";
+	if (want == *size && (end ? zi.zs.avail_in != 0 : !zin_ends(&zi)))
+		goto bad;
+	inflateEnd(&zi.zs);
+	*out = o;
+	return 0;
+bad:
+	inflateEnd(&zi.zs);
+	free(o);
+	return error_set("corrupt loose object '%s': %s", path, why);
+}
+
+int odb_loose_parse(struct odb_object **out, const unsigned char *z,
+		    size_t n, const char *path)
+{
+	struct obj *o;
+	size_t size;
+	int rc = loose_parse(&o, &size, z, n, SIZE_MAX, path);
+
+	*out = rc < 0 ? NULL : &o->pub;
+	return rc;
+}
+
+/*
+ * Object oid, loose in one of db's object directories: its first `want`
+ * bytes (SIZE_MAX: all), as loose_parse() reads them. GIT_ENOTFOUND when
+ * it is in none of them.
+ */
+static int read_loose(struct obj **out, size_t *size, struct odb *db,
+		      const git_oid *oid, size_t want)
+{
+	char hex[GIT_OID_HEXSZ + 1], *path;
+	const unsigned char *map;
+	size_t i, n;
+	int rc = GIT_ENOTFOUND;
+
+	*out = NULL;
+	git_oid_tostr(hex, sizeof(hex), oid);
+	for (i = 0; i < db->ndirs && rc == GIT_ENOTFOUND; i++) {
+		if (asprintf(&path, "%s/%.2s/%s", db->dirs[i], hex, hex + 2) < 0)
+			return error_oom();
+		if ((rc = map_file(path, &map, &n, true)) == 0) {
+			rc = loose_parse(out, size, map, n, want, path);
+			munmap((void *)map, n);
+		}
+		free(path);
+	}
+	return rc;
 }
 
 static int read_fallback(struct obj **out, struct odb *db,
@@ -923,6 +1292,8 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 		if ((rc = parse_entry(&e, p, cur)) < 0)
 			goto done;
 		if (e.type != T_OFS_DELTA && e.type != T_REF_DELTA) {
+			if ((rc = check_entry_size(p, cur, e.size)) < 0)
+				goto done;
 			if (!(base = obj_new(e.size, (git_object_t)e.type))) {
 				rc = error_oom();
 				goto done;
@@ -934,6 +1305,17 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 				cache_put(db, &base, pi, cur);
 			break;
 		}
+		/*
+		 * A chain visits each entry once: one longer than the pack
+		 * has entries loops (name deltas can point forwards, and
+		 * back again). A long chain is fine: git takes 100,000.
+		 */
+		if (n > p->n) {
+			rc = corrupt_why(p, offset, "its deltas form a cycle");
+			goto done;
+		}
+		if ((rc = check_entry_size(p, cur, e.size)) < 0)
+			goto done;
 		if (n == alloc) {
 			uint64_t *ns = malloc(2 * alloc * sizeof(*ns));
 
@@ -958,14 +1340,16 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 			memcpy(bid.id, e.ref, 20);
 			if (pack_find(p, &bid, &bo)) {
 				if (bo == cur) {
-					rc = corrupt(p, cur);
+					rc = corrupt_why(p, cur, "a delta against "
+							 "itself");
 					goto done;
 				}
 				cur = bo;
 				continue;
 			}
 			if (depth >= MAX_REF_DEPTH) {
-				rc = corrupt(p, cur);
+				rc = corrupt_why(p, cur, "its deltas go through "
+						 "too many packs (a cycle?)");
 				goto done;
 			}
 			if (odb_locate(&other, db, &bid) == 0)
@@ -977,14 +1361,11 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 				 * read: this entry is damaged (a pack on disk
 				 * holds the bases of its name deltas).
 				 */
-				rc = corrupt(p, cur);
+				rc = corrupt_why(p, cur, "its delta base is "
+						 "missing");
 			if (rc < 0)
 				goto done;
 			break;
-		}
-		if (n > 100000) {
-			rc = corrupt(p, offset);
-			goto done;
 		}
 	}
 	while (n) {
@@ -1003,7 +1384,7 @@ static int read_at(struct obj **out, struct odb *db, git_repository *git,
 			goto done;
 		next = apply_delta(base, delta, delta + e.size, &oom);
 		if (!next) {
-			rc = oom ? error_oom() : corrupt(p, cur);
+			rc = oom ? error_oom() : corrupt_why(p, cur, "bad delta");
 			goto done;
 		}
 		obj_decref(base);
@@ -1022,17 +1403,27 @@ done:
 	return rc;
 }
 
-/* An object in no pack we know: libgit2 reads it. */
+/*
+ * An object in no pack: loose in one of the object directories, read
+ * here and checked as git checks it; else whatever libgit2 finds (its
+ * buffer is kept, not copied).
+ */
 static int read_fallback(struct obj **out, struct odb *db,
 			 git_repository *git, const git_oid *oid)
 {
 	git_odb *odb = NULL;
 	git_odb_object *o = NULL;
 	struct obj *r;
-	int rc = 0;
+	size_t size;
+	int rc;
 
 	*out = NULL;
 	atomic_fetch_add(&db->fallback, 1);
+	if ((rc = read_loose(out, &size, db, oid, SIZE_MAX)) != GIT_ENOTFOUND)
+		return rc;
+	if (!git)
+		return error_set("%s", db->missing_hint ? db->missing_hint :
+				       "object not found");
 	if ((rc = git_repository_odb(&odb, git)) < 0 ||
 	    (rc = git_odb_read(&o, odb, oid)) < 0) {
 		const git_error *ge = git_error_last();
@@ -1044,11 +1435,18 @@ static int read_fallback(struct obj **out, struct odb *db,
 					     "object not found");
 		goto done;
 	}
-	if (!(r = obj_new(git_odb_object_size(o), git_odb_object_type(o)))) {
+	if (git_odb_object_size(o) > ODB_MAX_OBJECT) {
+		rc = too_large("object", git_odb_object_size(o));
+		goto done;
+	}
+	if (!(r = obj_new(0, git_odb_object_type(o)))) {
 		rc = error_oom();
 		goto done;
 	}
-	memcpy(r->buf, git_odb_object_data(o), r->pub.len);
+	r->held = o;
+	r->pub.data = git_odb_object_data(o);
+	r->pub.len = git_odb_object_size(o);
+	o = NULL;
 	*out = r;
 done:
 	git_odb_object_free(o);
@@ -1125,7 +1523,8 @@ int odb_stored_at(struct odb_stored *out, const struct odb *db,
 
 	if (!p)
 		return STRATA_ERR;
-	if ((rc = parse_entry(&e, p, at.offset)) < 0)
+	if ((rc = parse_entry(&e, p, at.offset)) < 0 ||
+	    (rc = check_entry_size(p, at.offset, e.size)) < 0)
 		return rc;
 	memset(out, 0, sizeof(*out));
 	out->at = at;
@@ -1184,6 +1583,123 @@ int odb_read_place(struct odb_object **out, struct odb *db,
 		return rc;
 	*out = &o->pub;
 	return 0;
+}
+
+/* ---- prefixes --------------------------------------------------------- */
+
+/* Inflate the first `want` bytes of the entry whose stream starts at
+ * e->data (fewer when the stream is shorter): *got of them. */
+static int inflate_prefix(unsigned char *out, size_t want, size_t *got,
+			  const struct pack *p, const struct entry *e,
+			  uint64_t offset)
+{
+	struct zin zi;
+	bool end;
+	int rc;
+
+	if ((rc = zin_start(&zi, p->map + e->data, p->size - 20 - e->data)) < 0)
+		return rc;
+	if (!zin_read(&zi, out, want, got, &end)) {
+		inflateEnd(&zi.zs);
+		return corrupt_why(p, offset, "bad zlib data");
+	}
+	inflateEnd(&zi.zs);
+	return 0;
+}
+
+/* The size of the object the delta entry e makes, from its first bytes. */
+static int delta_result_size(size_t *size, const struct pack *p,
+			     const struct entry *e, uint64_t offset)
+{
+	unsigned char head[24];
+	struct odb_delta it;
+	size_t got;
+	int rc;
+
+	if ((rc = inflate_prefix(head, sizeof(head), &got, p, e, offset)) < 0)
+		return rc;
+	if (!odb_delta_start(&it, head, got))
+		return corrupt_why(p, offset, "bad delta");
+	*size = it.len;
+	return 0;
+}
+
+/* A blob's first bytes from an object read whole. */
+static void copy_prefix(unsigned char *buf, size_t cap, size_t *got,
+			size_t *size, const struct obj *o)
+{
+	*size = o->pub.len;
+	*got = o->pub.len < cap ? o->pub.len : cap;
+	memcpy(buf, o->pub.data, *got);
+}
+
+/* odb_read_prefix() of a blob stored in a pack, at `at`. */
+static int packed_prefix(unsigned char *buf, size_t cap, size_t *got,
+			 size_t *size, struct odb *db, git_repository *git,
+			 struct odb_place at, const git_oid *oid)
+{
+	const struct pack *p = &db->packs[at.pack];
+	struct odb_object *o;
+	struct entry e;
+	int rc;
+
+	*got = 0;
+	if ((rc = parse_entry(&e, p, at.offset)) < 0)
+		return rc;
+	if (e.type == T_OFS_DELTA || e.type == T_REF_DELTA) {
+		if ((rc = delta_result_size(size, p, &e, at.offset)) < 0 ||
+		    *size > ODB_MAX_OBJECT)
+			return rc;
+		if ((rc = odb_read(&o, db, git, oid, GIT_OBJECT_BLOB)) < 0)
+			return rc;
+		copy_prefix(buf, cap, got, size, (const struct obj *)o);
+		odb_object_free(o);
+		return 0;
+	}
+	if (e.type != GIT_OBJECT_BLOB)
+		return error_set("unable to read blob '%s': it is a %s",
+				 git_oid_tostr_s(oid),
+				 git_object_type2string((git_object_t)e.type));
+	*size = e.size;
+	if (e.size > ODB_MAX_OBJECT)
+		return 0;
+	if ((rc = inflate_prefix(buf, e.size < cap ? e.size : cap, got, p, &e,
+				 at.offset)) < 0)
+		return rc;
+	if (*got < (e.size < cap ? e.size : cap))
+		return corrupt_why(p, at.offset, "shorter than its size");
+	return 0;
+}
+
+int odb_read_prefix(unsigned char *buf, size_t cap, size_t *got,
+		    size_t *size, struct odb *db, git_repository *git,
+		    const git_oid *oid)
+{
+	struct odb_object *o;
+	struct odb_place at;
+	struct obj *lo;
+	int rc;
+
+	*got = *size = 0;
+	if (odb_locate(&at, db, oid) == 0)
+		rc = packed_prefix(buf, cap, got, size, db, git, at, oid);
+	else if ((rc = read_loose(&lo, size, db, oid, cap)) == 0) {
+		if (lo->pub.type != GIT_OBJECT_BLOB)
+			rc = error_set("unable to read blob '%s': it is a %s",
+				       git_oid_tostr_s(oid),
+				       git_object_type2string(lo->pub.type));
+		else
+			copy_prefix(buf, cap, got, &(size_t){0}, lo);
+		obj_decref(lo);
+	} else if (rc == GIT_ENOTFOUND &&
+		   (rc = odb_read(&o, db, git, oid, GIT_OBJECT_BLOB)) == 0) {
+		copy_prefix(buf, cap, got, size, (const struct obj *)o);
+		odb_object_free(o);
+	}
+	if (rc < 0 && !strstr(error_last(), git_oid_tostr_s(oid)))
+		return error_prefix("unable to read blob '%s'",
+				    git_oid_tostr_s(oid));
+	return rc;
 }
 
 /* ---- the commits at the head of each pack ----------------------------- */
@@ -1268,13 +1784,16 @@ static int sort_by_offset(struct odb_commits *c, size_t from, size_t to)
 {
 	size_t n = to - from, i, sum;
 	uint64_t top = 0;
-	struct run_entry *tmp, *src = c->e + from, *dst;
+	struct run_entry *tmp, *src, *dst;
 	uint32_t *count;
 	unsigned shift;
 
+	if (n < 2)
+		return 0;
+	src = c->e + from;
 	for (i = 0; i < n; i++)
 		top |= src[i].offset;
-	if (n < 2 || !top)
+	if (!top)
 		return 0;
 	tmp = malloc(n * sizeof(*tmp));
 	count = malloc(65536 * sizeof(*count));
@@ -1390,7 +1909,8 @@ int odb_commits_read(const struct odb_commits *c, size_t i,
 	struct entry e;
 	int rc;
 
-	if ((rc = parse_entry(&e, p, r->offset)) < 0)
+	if ((rc = parse_entry(&e, p, r->offset)) < 0 ||
+	    (rc = check_entry_size(p, r->offset, e.size)) < 0)
 		return rc;
 	if (*cap < e.size + 1) {
 		unsigned char *nb = realloc(*buf, e.size + 1);

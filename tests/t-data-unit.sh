@@ -9,7 +9,7 @@ set -eu
 # Sanitizers when this compiler and machine can run them.
 unit_setup t-data-unit --san-auto
 probe=$tmp/data_test
-unit_build "$probe" "libgit2 libdeflate" tests/unit/data_test.c src/data.c src/snapshots.c \
+unit_build "$probe" "libgit2 libdeflate zlib" tests/unit/data_test.c src/data.c src/snapshots.c \
 	src/releases.c src/history.c src/repository.c src/odb.c src/error.c
 
 mkdir "$tmp/out"

@@ -21,7 +21,7 @@ unit_setup t-diff-unit
 command -v git >/dev/null || fail "git is missing"
 
 build() {
-	unit_build "$1" "libgit2 libdeflate" -O2 "${@:2}" tests/unit/diff_test.c \
+	unit_build "$1" "libgit2 libdeflate zlib" -O2 "${@:2}" tests/unit/diff_test.c \
 		src/diff.c src/odb.c src/error.c
 }
 build "$tmp/vs_libgit2" -DDIFF_SPACE_LIKE_LIBGIT2

@@ -9,7 +9,7 @@ set -eu
 # Sanitizers when this compiler and machine can run them.
 unit_setup t-releases-unit --san-auto
 probe=$tmp/releases_test
-unit_build "$probe" "libgit2 libdeflate" tests/unit/releases_test.c src/releases.c \
+unit_build "$probe" "libgit2 libdeflate zlib" tests/unit/releases_test.c src/releases.c \
 	src/history.c src/repository.c src/odb.c src/error.c
 
 "$probe" check || fail "built-in checks"

@@ -21,7 +21,7 @@ if ! ${CC:-cc} -std=c11 -Wall -Wextra -Werror -O1 -g $san -D_GNU_SOURCE \
 	$(pkg-config --cflags libdeflate) \
 	"$root/tests/unit/rename_test.c" "$root/src/rename.c" \
 	"$root/src/odb.c" "$root/src/error.c" \
-	$(pkg-config --libs libgit2 libdeflate) -pthread \
+	$(pkg-config --libs libgit2 libdeflate zlib) -pthread \
 	-o "$tmp/rename_test" 2>"$tmp/cc.log"; then
 	cat "$tmp/cc.log" >&2
 	echo "t-rename-git: build failed" >&2

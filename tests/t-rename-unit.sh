@@ -6,7 +6,7 @@ set -eu
 # shellcheck source=tests/unit-lib.sh
 . "$(dirname "$0")/unit-lib.sh"
 unit_setup t-rename-unit
-unit_build "$tmp/rename_test" "libgit2 libdeflate" tests/unit/rename_test.c \
+unit_build "$tmp/rename_test" "libgit2 libdeflate zlib" tests/unit/rename_test.c \
 	src/rename.c src/odb.c src/error.c
 
 git init -q --bare "$tmp/repo"

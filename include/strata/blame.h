@@ -139,8 +139,10 @@ int blame_count_left_out(struct blame_left_out *out, struct repository *repo,
 
 /*
  * 1 if a blob counts as a text file: non-empty and no NUL byte in its
- * first 8000 bytes (the mode is checked by the caller).
+ * first BLAME_TEXT_PREFIX bytes, as git (the mode is checked by the
+ * caller).
  */
+#define BLAME_TEXT_PREFIX 8000
 int blame_is_text(const void *data, size_t len);
 
 #endif

@@ -24,6 +24,14 @@
 
 struct odb;
 
+/*
+ * The largest object strata reads whole: git's core.bigFileThreshold.
+ * A larger one is an error to read, but a blob's size and first bytes
+ * can still be had (odb_read_prefix()): strata counts such a file as
+ * binary, as git's diff does.
+ */
+#define ODB_MAX_OBJECT ((size_t)512 << 20)
+
 /* An object's content. Read-only; freed with odb_object_free(). */
 struct odb_object {
 	const unsigned char *data;  /* len bytes, then a NUL */
@@ -40,6 +48,15 @@ struct odb_object {
  * from it.
  */
 int odb_open(struct odb **out, git_repository *git, size_t cache_bytes);
+
+/*
+ * A reader over one pack and its index held in memory (borrowed: both
+ * must outlive *out), for the fuzzers. With no repository behind it, an
+ * object in no pack is missing (pass NULL as odb_read()'s `git`).
+ */
+int odb_open_memory(struct odb **out, const unsigned char *idx,
+		    size_t idxlen, const unsigned char *pack, size_t packlen,
+		    size_t cache_bytes);
 
 void odb_free(struct odb *db);
 
@@ -58,12 +75,33 @@ void odb_set_cache_limit(struct odb *db, size_t cache_bytes);
 
 /*
  * Read object `oid`. `git` is the calling thread's own handle on the same
- * repository, for objects in no pack. `want` is the type expected, or
- * GIT_OBJECT_ANY; another type is an error. Safe to call from several
- * threads at once. Errors: "unable to read object 'HEX'" and the reason.
+ * repository, for objects in no pack (NULL: there are none). `want` is
+ * the type expected, or GIT_OBJECT_ANY; another type is an error. Safe to
+ * call from several threads at once. Errors: "unable to read object 'HEX'" and the reason.
  */
 int odb_read(struct odb_object **out, struct odb *db, git_repository *git,
 	     const git_oid *oid, git_object_t want);
+
+/*
+ * The size of blob `oid` (*size) and its first bytes: up to `cap` of
+ * them into buf, *got of them (fewer only when the blob is shorter). A
+ * blob stored whole, loose or in a pack, is inflated no further than
+ * that, and one larger than ODB_MAX_OBJECT is not read at all (*got is
+ * 0): enough to tell text from binary. Errors as odb_read()'s.
+ */
+int odb_read_prefix(unsigned char *buf, size_t cap, size_t *got,
+		    size_t *size, struct odb *db, git_repository *git,
+		    const git_oid *oid);
+
+/*
+ * Parse loose object file z[0, n) as git does: a header "TYPE SIZE\0"
+ * (one of the four types, a canonical decimal size within
+ * ODB_MAX_OBJECT), then exactly SIZE bytes, the end of the zlib stream,
+ * and nothing after it. Errors name `path`. For the fuzzers; odb_read()
+ * reads loose objects this way.
+ */
+int odb_loose_parse(struct odb_object **out, const unsigned char *z,
+		    size_t n, const char *path);
 
 /* Drop a reference; NULL is fine. */
 void odb_object_free(struct odb_object *obj);

@@ -1,0 +1,81 @@
+#!/bin/bash
+# fuzz replay: every file of every fuzz target's corpus
+# (tests/fuzz/corpus/<name>/, the seeds and the crashes found and kept) is
+# run through its target once, as a regression test, with no libFuzzer:
+# each tests/fuzz/fuzz_<name>.c is linked with tests/fuzz/replay.c (a
+# main() that calls LLVMFuzzerTestOneInput() on each file) and the core
+# objects (src/*.c but main.c and the Makefile's PUB_SRC), built here with
+# the normal compiler, under ASan/UBSan with SAN=1. A target without a
+# corpus fails, and so does a crash, with the file that caused it named.
+set -eu
+
+# shellcheck source=tests/unit-lib.sh
+. "$(dirname "$0")/unit-lib.sh"
+unit_setup t-fuzz-replay
+pkgs="libgit2 libdeflate zlib"
+# shellcheck disable=SC2086
+pkg-config --exists $pkgs || fail "missing pkg-config packages: $pkgs"
+
+pub=$(sed -n 's/^PUB_SRC *= *//p' "$root/Makefile")
+[ -n "$pub" ] || fail "no PUB_SRC in the Makefile"
+core=()
+for f in "$root"/src/*.c; do
+	case " $pub src/main.c " in *" src/${f##*/} "*) continue ;; esac
+	core+=("$f")
+done
+[ ${#core[@]} -gt 5 ] || fail "too few core sources: ${core[*]}"
+
+read -ra cc_cmd <<<"$CC"
+read -ra san_flags <<<"$san"
+# shellcheck disable=SC2086
+read -ra pcflags <<<"$(pkg-config --cflags $pkgs)"
+# shellcheck disable=SC2086
+read -ra pclibs <<<"$(pkg-config --libs $pkgs)"
+flags=(-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -g -pthread
+	"${san_flags[@]}" "-I$root/include" "${pcflags[@]}")
+
+# The core objects once, two compilers at a time.
+mkdir "$tmp/obj"
+printf '%s\n' "${core[@]}" "$root/tests/fuzz/replay.c" |
+	xargs -P 2 -I{} sh -c 'f={}; b=${f##*/}; exec "$@" -c -o "'"$tmp"'/obj/${b%.c}.o" "$f" 2>"'"$tmp"'/obj/${b%.c}.log"' \
+		sh "${cc_cmd[@]}" "${flags[@]}" ||
+	{ cat "$tmp"/obj/*.log >&2; fail "unable to build the core objects"; }
+objs=()
+for f in "${core[@]}"; do
+	b=${f##*/}
+	objs+=("$tmp/obj/${b%.c}.o")
+done
+
+targets=0
+files=0
+for src in "$root"/tests/fuzz/fuzz_*.c; do
+	[ -e "$src" ] || continue
+	name=${src##*/fuzz_}
+	name=${name%.c}
+	targets=$((targets + 1))
+	corpus=$root/tests/fuzz/corpus/$name
+	inputs=()
+	for f in "$corpus"/*; do
+		[ -f "$f" ] && inputs+=("$f")
+	done
+	[ ${#inputs[@]} -gt 0 ] || fail "fuzz_$name has no corpus in tests/fuzz/corpus/$name"
+	bin=$tmp/replay_$name
+	"${cc_cmd[@]}" "${flags[@]}" -o "$bin" "$src" "$tmp/obj/replay.o" \
+		"${objs[@]}" "${pclibs[@]}" -lm >"$tmp/cc.log" 2>&1 ||
+		{ cat "$tmp/cc.log" >&2; fail "unable to build fuzz_$name"; }
+	if ! timeout 600 "$bin" "${inputs[@]}" >"$tmp/out" 2>&1; then
+		# Name the input that fails.
+		for f in "${inputs[@]}"; do
+			timeout 120 "$bin" "$f" >"$tmp/one" 2>&1 || {
+				tail -n 30 "$tmp/one" >&2
+				fail "fuzz_$name fails on ${f#"$root"/}"
+			}
+		done
+		tail -n 30 "$tmp/out" >&2
+		fail "fuzz_$name fails on its corpus as a whole"
+	fi
+	files=$((files + ${#inputs[@]}))
+	echo "fuzz_$name: ${#inputs[@]} inputs replayed"
+done
+[ $targets -gt 0 ] || fail "no fuzz targets in tests/fuzz"
+echo "$targets targets, $files inputs replayed"
