@@ -140,13 +140,23 @@ static const char *bracket_end(const char *p)
 static uint64_t ere_size(const char *p)
 {
 	uint64_t total[ERE_DEPTH_MAX + 1] = { 0 }, last = 0, m;
-	int depth = 0;
+	int depth = 0, repeated = 0;
 
 	while (*p) {
 		if ((m = repeat_of(&p)) != 0) {
+			/*
+			 * A repetition of a repetition ("a+?", "a*+"): POSIX
+			 * leaves it undefined, and glibc takes minutes and
+			 * gigabytes on a dozen of them in a row.
+			 */
+			if (repeated++)
+				return ERE_SIZE_MAX + 1;
 			total[depth] += sat_mul(last, m) - last;
 			last = sat_mul(last, m);
-		} else if (*p == '(') {
+			continue;
+		}
+		repeated = 0;
+		if (*p == '(') {
 			if (depth == ERE_DEPTH_MAX)
 				return ERE_SIZE_MAX + 1;
 			total[++depth] = 0;
@@ -181,7 +191,7 @@ static int compile(regex_t *re, const char *ere, const char *what)
 		return error_setc(STRATA_EUSAGE,
 				  "invalid %s expression '%s': too large once "
 				  "its repetitions are written out (more than "
-				  "%d characters)", what, ere, ERE_SIZE_MAX);
+				  "%d characters), or a repetition repeated", what, ere, ERE_SIZE_MAX);
 	rc = regcomp(re, ere, REG_EXTENDED);
 
 	if (rc) {
