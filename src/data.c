@@ -112,7 +112,7 @@ static void seconds(char *buf, size_t size, double s)
 /* --- CSV ----------------------------------------------------------------- */
 
 /* A field, quoted when it holds a comma, a quote, CR or LF. */
-static void csv_str(FILE *f, const char *s)
+void data_csv_field(FILE *f, const char *s)
 {
 	if (!s[strcspn(s, ",\"\r\n")]) {
 		fputs(s, f);
@@ -182,7 +182,7 @@ static int utf8_valid(const char *s)
  * escaped so that the text is also valid JavaScript. A byte that does not
  * start a well-formed sequence becomes \ufffd.
  */
-static void json_str(FILE *f, const char *s)
+void data_json_string(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -225,7 +225,7 @@ static void json_str(FILE *f, const char *s)
 static void json_field(FILE *f, const char *key, const char *value)
 {
 	fprintf(f, "\"%s\": ", key);
-	json_str(f, value);
+	data_json_string(f, value);
 	if (!utf8_valid(value)) {
 		fprintf(f, ", \"%s_bytes\": \"", key);
 		for (const unsigned char *p = (const unsigned char *)value;
@@ -262,7 +262,7 @@ static void json_str_array(FILE *f, const char *key, const char *const *v,
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			fputs(", ", f);
-		json_str(f, v[i]);
+		data_json_string(f, v[i]);
 	}
 	putc(']', f);
 }
@@ -295,7 +295,7 @@ static void json_by_release(FILE *f, const struct tally *t,
 		if (!first)
 			fputs(", ", f);
 		first = 0;
-		json_str(f, release_key(&t->releases[r]));
+		data_json_string(f, release_key(&t->releases[r]));
 		fprintf(f, ": %" PRIu64, by_release[r]);
 	}
 	putc('}', f);
@@ -340,9 +340,9 @@ static int write_files_csv(const char *dir, const struct tally *t)
 		for (size_t r = 0; r < t->nreleases; r++) {
 			if (!file->by_release[r])
 				continue;
-			csv_str(o.f, file->path);
+			data_csv_field(o.f, file->path);
 			putc(',', o.f);
-			csv_str(o.f, release_key(&t->releases[r]));
+			data_csv_field(o.f, release_key(&t->releases[r]));
 			fprintf(o.f, ",%" PRIu64 EOL, file->by_release[r]);
 		}
 	}
@@ -362,10 +362,10 @@ static int write_releases_csv(const char *dir, const struct tally *t,
 		const struct tally_release *tr = &t->releases[r];
 		char date[40] = "", share[32];
 
-		csv_str(o.f, release_key(tr));
+		data_csv_field(o.f, release_key(tr));
 		putc(',', o.f);
 		if (tags[r]) {
-			csv_str(o.f, tags[r]->name);
+			data_csv_field(o.f, tags[r]->name);
 			iso_date(date, sizeof(date), tags[r]->date);
 		}
 		percent(share, sizeof(share), tr->lines, t->total_lines);
@@ -392,9 +392,9 @@ static int write_subsystems_csv(const char *dir, const struct tally *t)
 		for (size_t r = 0; r < t->nreleases; r++) {
 			if (!d->by_release[r])
 				continue;
-			csv_str(o.f, d->path);
+			data_csv_field(o.f, d->path);
 			putc(',', o.f);
-			csv_str(o.f, release_key(&t->releases[r]));
+			data_csv_field(o.f, release_key(&t->releases[r]));
 			fprintf(o.f, ",%" PRIu64 EOL, d->by_release[r]);
 		}
 	}
@@ -412,7 +412,7 @@ static int write_untouched_csv(const char *dir, const struct tally *t)
 	for (size_t i = 0; i < t->nfiles; i++) {
 		if (!t->files[i].untouched)
 			continue;
-		csv_str(o.f, t->files[i].path);
+		data_csv_field(o.f, t->files[i].path);
 		fprintf(o.f, ",%" PRIu64 EOL, t->files[i].lines);
 	}
 	return out_close(&o, 0);
@@ -436,9 +436,9 @@ static int write_history_csv(const char *dir, const struct tally *t,
 		for (size_t r = 0; r < t->nreleases; r++) {
 			if (!s->list[k].by_release[r])
 				continue;
-			csv_str(o.f, s->list[k].name);
+			data_csv_field(o.f, s->list[k].name);
 			fprintf(o.f, ",%s,", date);
-			csv_str(o.f, release_key(&t->releases[r]));
+			data_csv_field(o.f, release_key(&t->releases[r]));
 			fprintf(o.f, ",%" PRIu64 EOL, s->list[k].by_release[r]);
 		}
 	}
@@ -458,11 +458,11 @@ static int write_history_subsystems_csv(const char *dir,
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct snapshot_row *row = &s->rows[i];
 
-		csv_str(o.f, s->list[row->snapshot].name);
+		data_csv_field(o.f, s->list[row->snapshot].name);
 		putc(',', o.f);
-		csv_str(o.f, s->subsystems[row->subsystem]);
+		data_csv_field(o.f, s->subsystems[row->subsystem]);
 		putc(',', o.f);
-		csv_str(o.f, release_key(&t->releases[row->release]));
+		data_csv_field(o.f, release_key(&t->releases[row->release]));
 		fprintf(o.f, ",%" PRIu64 EOL, row->lines);
 	}
 	return out_close(&o, 0);
@@ -487,9 +487,9 @@ static int write_survival_csv(const char *dir, const struct tally *t,
 			iso_date(date, sizeof(date), s->list[k].date);
 			percent(share, sizeof(share), n,
 				s->list[b].by_release[r]);
-			csv_str(o.f, release_key(&t->releases[r]));
+			data_csv_field(o.f, release_key(&t->releases[r]));
 			putc(',', o.f);
-			csv_str(o.f, s->list[k].name);
+			data_csv_field(o.f, s->list[k].name);
 			fprintf(o.f, ",%s,%" PRIu64 ",%s" EOL, date, n, share);
 		}
 	}

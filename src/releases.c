@@ -70,9 +70,129 @@ struct collector {
 	int err;
 };
 
+/*
+ * glibc compiles a repetition by copying what it repeats: "x+" is "xx*",
+ * "x{3}" is "xxx", so each '+' stacked on another doubles the program
+ * ("@" and twenty '+' take 700 MB and 2 s). The expansion is estimated
+ * here, atoms times the repetitions around them, and held to a bound.
+ */
+#define ERE_SIZE_MAX 50000
+#define ERE_DEPTH_MAX 64
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > (ERE_SIZE_MAX + 1) / b ? ERE_SIZE_MAX + 1 : a * b;
+}
+
+/* What repetition q (at *pp, moved past it) multiplies by; 0: none. */
+static uint64_t repeat_of(const char **pp)
+{
+	const char *p = *pp;
+	unsigned long m, n;
+	char *end;
+
+	if (*p == '*' || *p == '?') {
+		*pp = p + 1;
+		return 1;
+	}
+	if (*p == '+') {
+		*pp = p + 1;
+		return 2;
+	}
+	if (*p != '{' || p[1] < '0' || p[1] > '9')
+		return 0;
+	m = n = strtoul(p + 1, &end, 10);
+	if (*end == ',') {
+		n = end[1] >= '0' && end[1] <= '9' ? strtoul(end + 1, &end, 10)
+						    : m + 1;
+		if (*end == ',')
+			end++;
+	}
+	if (*end != '}')
+		return 0;
+	*pp = end + 1;
+	return (m > n ? m : n) ? (m > n ? m : n) : 1;
+}
+
+/* Past the bracket expression that starts after '[' at p. */
+static const char *bracket_end(const char *p)
+{
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	while (*p && *p != ']') {
+		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char *q = strchr(p + 2, p[1]);
+
+			while (q && q[1] != ']')
+				q = strchr(q + 1, p[1]);
+			if (!q)
+				return p + strlen(p);
+			p = q + 2;
+			continue;
+		}
+		p++;
+	}
+	return *p ? p + 1 : p;
+}
+
+static uint64_t ere_size(const char *p)
+{
+	uint64_t total[ERE_DEPTH_MAX + 1] = { 0 }, last = 0, m;
+	int depth = 0, repeated = 0;
+
+	while (*p) {
+		if ((m = repeat_of(&p)) != 0) {
+			/*
+			 * A repetition of a repetition ("a+?", "a*+"): POSIX
+			 * leaves it undefined, and glibc takes minutes and
+			 * gigabytes on a dozen of them in a row.
+			 */
+			if (repeated++)
+				return ERE_SIZE_MAX + 1;
+			total[depth] += sat_mul(last, m) - last;
+			last = sat_mul(last, m);
+			continue;
+		}
+		repeated = 0;
+		if (*p == '(') {
+			if (depth == ERE_DEPTH_MAX)
+				return ERE_SIZE_MAX + 1;
+			total[++depth] = 0;
+			last = 0;
+			p++;
+		} else if (*p == ')' && depth) {
+			last = total[depth--];
+			total[depth] += last;
+			p++;
+		} else if (*p == '|') {
+			last = 0;
+			p++;
+		} else {
+			if (*p == '[')
+				p = bracket_end(p + 1);
+			else
+				p += p[0] == '\\' && p[1] ? 2 : 1;
+			last = 1;
+			total[depth]++;
+		}
+		if (total[depth] > ERE_SIZE_MAX)
+			return ERE_SIZE_MAX + 1;
+	}
+	return total[0];
+}
+
 static int compile(regex_t *re, const char *ere, const char *what)
 {
-	int rc = regcomp(re, ere, REG_EXTENDED);
+	int rc;
+
+	if (ere_size(ere) > ERE_SIZE_MAX)
+		return error_setc(STRATA_EUSAGE,
+				  "invalid %s expression '%s': too large once "
+				  "its repetitions are written out (more than "
+				  "%d characters), or a repetition repeated", what, ere, ERE_SIZE_MAX);
+	rc = regcomp(re, ere, REG_EXTENDED);
 
 	if (rc) {
 		char msg[256];

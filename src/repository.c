@@ -180,7 +180,8 @@ static int load_grafts(struct repository *repo)
 			continue;
 		if (repo->ngrafts == alloc) {
 			size_t na = alloc ? alloc * 2 : 8;
-			void *p = realloc(repo->grafts, na * sizeof(*p));
+			void *p = realloc(repo->grafts,
+					  na * sizeof(*repo->grafts));
 
 			if (!p) {
 				rc = error_oom();

@@ -142,6 +142,44 @@ static void check_names(void)
 	check_name(NULL, "v(([0-9]+)\\.[0-9]+).*", "v2.6-rc1", "2.6");
 }
 
+/*
+ * Expressions glibc would expand to gigabytes are refused (each stacked
+ * '+' doubles the compiled program); those of a similar look but a
+ * reasonable size still pass.
+ */
+static void check_too_large(void)
+{
+	static const char *const big[] = {
+		"@+++++++++++++++++++++++", "((a{100}){100}){100}",
+		"a{2}{2}{2}{2}{2}{2}{2}{2}{2}{2}{2}{2}{2}{2}{2}{2}{2}",
+		"(x|((v{99}){99}){99})", "@++", "z+?+?+?+?+?+?+?+?+?+?+?+?",
+	};
+	static const char *const fine[] = {
+		"v[0-9]+(\\.[0-9]+)*", "((a{30}){30}){30}", "((((a+)+)+)+)+",
+		"[+{]+", "a{1000}",
+	};
+	struct releases_options o = { NULL, NULL };
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(big) / sizeof(*big); i++) {
+		o.tags_ere = big[i];
+		rc = releases_check_options(&o);
+		CHECK(rc == STRATA_EUSAGE && strstr(error_last(), "too large"),
+		      "'%s' accepted: rc %d", big[i], rc);
+	}
+	for (i = 0; i < sizeof(fine) / sizeof(*fine); i++) {
+		o.tags_ere = fine[i];
+		rc = releases_check_options(&o);
+		CHECK(rc == 0, "'%s' refused: %s", fine[i], error_last());
+	}
+	o.tags_ere = NULL;
+	o.group_ere = "(@++++++++++++++++++++++)";
+	rc = releases_check_options(&o);
+	CHECK(rc == STRATA_EUSAGE && strstr(error_last(), "--group"),
+	      "large --group accepted: rc %d", rc);
+}
+
 static void check_bad(void)
 {
 	struct releases_options o = { "v(", NULL };
@@ -176,6 +214,7 @@ static void check_bad(void)
 	CHECK(rc == 0, "good --group rejected: %s", error_last());
 	rc = releases_check_options(NULL);
 	CHECK(rc == 0, "defaults rejected: %s", error_last());
+	check_too_large();
 }
 
 static int opt_args(struct releases_options *o, int *first_parent,
