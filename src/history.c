@@ -458,6 +458,51 @@ done:
 	return rc;
 }
 
+int history_read_parents(git_oid **parents, uint32_t *nparents,
+			 int64_t *time, struct repository *repo,
+			 const git_oid *oid, int first_parent)
+{
+	const struct repository_graft *graft;
+	struct odb_object *obj = NULL;
+	struct parsed c;
+	const git_oid *from;
+	uint32_t np;
+	int rc;
+
+	*parents = NULL;
+	*nparents = 0;
+	memset(&c, 0, sizeof(c));
+	if ((rc = odb_read(&obj, repo->odb, repo->git,
+			   repository_replacement(repo, oid),
+			   GIT_OBJECT_COMMIT)) < 0)
+		return rc;
+	rc = parse_commit(&c, (const char *)obj->data, obj->len);
+	if (rc > 0)
+		rc = error_set("unable to read commit '%s': no tree",
+			       git_oid_tostr_s(oid));
+	if (rc < 0)
+		goto done;
+	*time = c.time;
+	graft = repository_graft_of(repo, oid);
+	np = graft ? (uint32_t)graft->nparents : c.nparents;
+	from = graft ? graft->parents : parsed_parents(&c);
+	if (repository_is_shallow_commit(repo, oid))
+		np = 0;
+	if (first_parent && np > 1)
+		np = 1;
+	if (np && !(*parents = malloc(np * sizeof(**parents)))) {
+		rc = error_oom();
+		goto done;
+	}
+	if (np)
+		memcpy(*parents, from, np * sizeof(**parents));
+	*nparents = np;
+done:
+	parsed_release(&c);
+	odb_object_free(obj);
+	return rc;
+}
+
 int history_load(struct history **out, struct repository *repo,
 		 const git_oid *tip, int first_parent)
 {
