@@ -43,6 +43,7 @@ struct options {
 	const char *repo;
 	const char *rev;
 	const char *tags, *group;
+	const char *title;          /* --title, or NULL */
 	enum releases_scope tag_scope;
 	int first_parent, ignore_ws, quiet, force, verbose;
 	int nul, skip_vendored;
@@ -103,6 +104,8 @@ static const char usage_main[] =
 	"                         and every other dated no later than REV\n"
 	"                         (dated, the default), or only those REV\n"
 	"                         contains (merged)\n"
+	"  --title TEXT           the project's name (default: from\n"
+	"                         remote.origin.url, else the directory)\n"
 	"  --depth N              directory levels tallied (default: 1)\n"
 	"  --history WHEN         snapshots for the history: releases, year,\n"
 	"                         quarter, month or none (report: releases;\n"
@@ -149,8 +152,8 @@ static const char usage_table[] =
 	"--depth levels, how many files are untouched since the first\n"
 	"release, and what --include, --exclude and --skip-vendored left out.\n"
 	"\n"
-	"options: --tags ERE, --group ERE, --tag-scope SCOPE, --depth N,\n"
-	"--rev REV, --first-parent, -w, --ignore-rev REV,\n"
+	"options: --tags ERE, --group ERE, --tag-scope SCOPE, --title TEXT,\n"
+	"--depth N, --rev REV, --first-parent, -w, --ignore-rev REV,\n"
 	"--ignore-revs-file F, --include GLOB, --exclude GLOB,\n"
 	"--skip-vendored, --jobs N, --quiet, --verbose (see strata --help)\n";
 
@@ -167,10 +170,10 @@ static const char usage_report[] =
 	"\n"
 	"options: --out DIR, --force, --templates DIR, --chart-width N,\n"
 	"--chart-height N, --theme light|dark, --tags ERE, --group ERE,\n"
-	"--tag-scope SCOPE, --depth N, --rev REV, --first-parent, -w,\n"
-	"--ignore-rev REV, --ignore-revs-file F, --include GLOB,\n"
-	"--exclude GLOB, --skip-vendored, --jobs N, --quiet, --verbose (see\n"
-	"strata --help)\n";
+	"--tag-scope SCOPE, --title TEXT, --depth N, --rev REV,\n"
+	"--first-parent, -w, --ignore-rev REV, --ignore-revs-file F,\n"
+	"--include GLOB, --exclude GLOB, --skip-vendored, --jobs N, --quiet,\n"
+	"--verbose (see strata --help)\n";
 
 static int push(struct strlist *l, const char *s)
 {
@@ -239,6 +242,7 @@ static const struct {
 	{ "--tags", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
 	{ "--group", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
 	{ "--tag-scope", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
+	{ "--title", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
 	{ "--depth", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
 	{ "--history", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
 	{ "--out", FOR(CMD_REPORT) },
@@ -303,6 +307,12 @@ static int parse_args(struct options *o, int argc, char **argv)
 			o->tags = v;
 		} else if (VALUE("--group")) {
 			o->group = v;
+		} else if (VALUE("--title")) {
+			o->title = v;
+			if (v && (!*v || strlen(v) > REPOSITORY_NAME_MAX))
+				return error_setc(STRATA_EUSAGE, "invalid value "
+						  "for '--title': expected 1 to "
+						  "%d bytes", REPOSITORY_NAME_MAX);
 		} else if (VALUE("--tag-scope")) {
 			rc = v ? releases_parse_scope(&o->tag_scope, v) : 0;
 		} else if (VALUE("--ignore-rev")) {
@@ -1443,7 +1453,7 @@ static int run_tally(struct options *o, struct repository *repo,
 		info->left_vendored_lines = lo.lines[FILTER_VENDORED];
 		info->left_missing = lo.missing;
 	}
-	info->repo_name = repo->name;
+	info->repo_name = o->title ? o->title : repo->name;
 	info->rev = o->rev;
 	info->commit_time = h->commits[h->n - 1].time;
 	info->version = STRATA_VERSION;

@@ -202,6 +202,34 @@ no_release() {
 	grep -qx "note: no matching tag counts as a release (1 elsewhere, 0 after REV, 1 not on a commit): every line is unreleased" t.txt
 }
 
+# The project's name: remote.origin.url's last component, else the
+# directory (NAME.git gives NAME), or --title, escaped wherever shown.
+title() {
+	sample
+	first_word() { "$STRATA" table "$@" | head -1 | cut -d' ' -f1; }
+	git clone -q r clone
+	[ "$(git -C clone config remote.origin.url)" = "$PWD/r" ]
+	[ "$(first_word clone)" = r ]
+	git -C clone remote set-url origin git@example.com:owner/redis.git
+	[ "$(first_word clone)" = redis ]
+	git -C clone remote set-url origin https://example.com/o/tmux/
+	[ "$(first_word clone)" = tmux ]
+	git clone -q --bare r proj.git
+	git -C proj.git remote remove origin
+	[ "$(first_word proj.git)" = proj ]
+	[ "$(first_word clone --title curl)" = curl ]
+	"$STRATA" report r --title $'<b>x</b>\x01' --out rep -q
+	grep -q '"name": "<b>x</b>\\u0001",' rep/data/report.json
+	grep -q '&lt;b&gt;x&lt;/b&gt;\\x01' rep/index.html
+	! grep -q '<b>x</b>' rep/*.html
+	expect 2 "invalid value for '--title': expected 1 to 200 bytes" \
+		"$STRATA" table r --title ''
+	expect 2 "invalid value for '--title'" "$STRATA" report r \
+		--title "$(printf 'a%.0s' $(seq 201))"
+	expect 2 "option '--title' does not apply to 'strata blame'" \
+		"$STRATA" blame r --title x
+}
+
 shallow_note() {
 	sample
 	(cd r && for i in 1 2 3; do commit_file c.c "c$i" "c$i"; done)
@@ -393,6 +421,7 @@ run_case first_missing_object first_missing_object
 run_case partial_clone partial_clone
 run_case bare_and_defaults bare_and_defaults
 run_case no_release no_release
+run_case title title
 run_case shallow_note shallow_note
 run_case progress_quiet progress_quiet
 run_case heap_pages heap_pages
