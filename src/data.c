@@ -535,6 +535,8 @@ static void json_head(FILE *f, const struct tally *t,
 					     : releases_default_tags);
 	fputs(",\n    ", f);
 	json_opt_str(f, "group", info->group_ere);
+	fputs(",\n    ", f);
+	json_opt_str(f, "tag_scope", info->tag_scope);
 	fprintf(f, ",\n    \"first_parent\": %s,\n"
 		"    \"ignore_whitespace\": %s,\n    ",
 		bool_str(info->first_parent),

@@ -384,6 +384,26 @@ static int ahead_start(struct ahead *A, struct repository *repo,
 }
 
 /*
+ * Read and parse commit `oid`, whose content is `content` (git replace),
+ * into *c; *obj is the caller's to free, even on failure.
+ */
+static int read_commit(struct parsed *c, struct odb_object **obj,
+		       struct repository *repo, const git_oid *oid,
+		       const git_oid *content)
+{
+	int rc;
+
+	if ((rc = odb_read(obj, repo->odb, repo->git, content,
+			   GIT_OBJECT_COMMIT)) < 0)
+		return rc;
+	rc = parse_commit(c, (const char *)(*obj)->data, (*obj)->len);
+	if (rc > 0)
+		rc = error_set("unable to read commit '%s': no tree",
+			       git_oid_tostr_s(oid));
+	return rc;
+}
+
+/*
  * Add commit `oid` to the history: from what was parsed ahead, or read
  * now. Its parents go to the pool from L->npool on.
  */
@@ -419,14 +439,7 @@ static int add_commit(struct loader *L, struct repository *repo,
 	if (!c->ok) {
 		/* Not in a pack's head, or it did not parse there. */
 		c = &own;
-		if ((rc = odb_read(&obj, repo->odb, repo->git, content,
-				   GIT_OBJECT_COMMIT)) < 0)
-			return rc;
-		rc = parse_commit(&own, (const char *)obj->data, obj->len);
-		if (rc > 0)
-			rc = error_set("unable to read commit '%s': no tree",
-				       git_oid_tostr_s(oid));
-		if (rc < 0)
+		if ((rc = read_commit(&own, &obj, repo, oid, content)) < 0)
 			goto done;
 	}
 	r = &L->raw[L->n];
@@ -454,6 +467,44 @@ static int add_commit(struct loader *L, struct repository *repo,
 	L->n++;
 done:
 	parsed_release(&own);
+	odb_object_free(obj);
+	return rc;
+}
+
+int history_read_parents(git_oid **parents, uint32_t *nparents,
+			 int64_t *time, struct repository *repo,
+			 const git_oid *oid, int first_parent)
+{
+	const struct repository_graft *graft;
+	struct odb_object *obj = NULL;
+	struct parsed c;
+	const git_oid *from;
+	uint32_t np;
+	int rc;
+
+	*parents = NULL;
+	*nparents = 0;
+	memset(&c, 0, sizeof(c));
+	if ((rc = read_commit(&c, &obj, repo, oid,
+			      repository_replacement(repo, oid))) < 0)
+		goto done;
+	*time = c.time;
+	graft = repository_graft_of(repo, oid);
+	np = graft ? (uint32_t)graft->nparents : c.nparents;
+	from = graft ? graft->parents : parsed_parents(&c);
+	if (repository_is_shallow_commit(repo, oid))
+		np = 0;
+	if (first_parent && np > 1)
+		np = 1;
+	if (np && !(*parents = malloc(np * sizeof(**parents)))) {
+		rc = error_oom();
+		goto done;
+	}
+	if (np)
+		memcpy(*parents, from, np * sizeof(**parents));
+	*nparents = np;
+done:
+	parsed_release(&c);
 	odb_object_free(obj);
 	return rc;
 }

@@ -43,6 +43,8 @@ struct options {
 	const char *repo;
 	const char *rev;
 	const char *tags, *group;
+	const char *title;          /* --title, or NULL */
+	enum releases_scope tag_scope;
 	int first_parent, ignore_ws, quiet, force, verbose;
 	int nul, skip_vendored;
 	struct strlist ignore_revs, ignore_files, include, exclude, paths;
@@ -98,6 +100,12 @@ static const char usage_main[] =
 	"                         regular expression, whole tag name)\n"
 	"  --group ERE            its first subexpression names the release\n"
 	"                         of a matching tag\n"
+	"  --tag-scope SCOPE      the tags that count: those REV contains\n"
+	"                         and every other dated no later than REV\n"
+	"                         (dated, the default), or only those REV\n"
+	"                         contains (merged)\n"
+	"  --title TEXT           the project's name (default: from\n"
+	"                         remote.origin.url, else the directory)\n"
 	"  --depth N              directory levels tallied (default: 1)\n"
 	"  --history WHEN         snapshots for the history: releases, year,\n"
 	"                         quarter, month or none (report: releases;\n"
@@ -144,10 +152,10 @@ static const char usage_table[] =
 	"--depth levels, how many files are untouched since the first\n"
 	"release, and what --include, --exclude and --skip-vendored left out.\n"
 	"\n"
-	"options: --tags ERE, --group ERE, --depth N, --rev REV,\n"
-	"--first-parent, -w, --ignore-rev REV, --ignore-revs-file F,\n"
-	"--include GLOB, --exclude GLOB, --skip-vendored, --jobs N, --quiet,\n"
-	"--verbose (see strata --help)\n";
+	"options: --tags ERE, --group ERE, --tag-scope SCOPE, --title TEXT,\n"
+	"--depth N, --rev REV, --first-parent, -w, --ignore-rev REV,\n"
+	"--ignore-revs-file F, --include GLOB, --exclude GLOB,\n"
+	"--skip-vendored, --jobs N, --quiet, --verbose (see strata --help)\n";
 
 static const char usage_report[] =
 	"usage: strata report [REPO] [--rev REV] [--out DIR] [options]\n"
@@ -162,9 +170,10 @@ static const char usage_report[] =
 	"\n"
 	"options: --out DIR, --force, --templates DIR, --chart-width N,\n"
 	"--chart-height N, --theme light|dark, --tags ERE, --group ERE,\n"
-	"--depth N, --rev REV, --first-parent, -w, --ignore-rev REV,\n"
-	"--ignore-revs-file F, --include GLOB, --exclude GLOB,\n"
-	"--skip-vendored, --jobs N, --quiet, --verbose (see strata --help)\n";
+	"--tag-scope SCOPE, --title TEXT, --depth N, --rev REV,\n"
+	"--first-parent, -w, --ignore-rev REV, --ignore-revs-file F,\n"
+	"--include GLOB, --exclude GLOB, --skip-vendored, --jobs N, --quiet,\n"
+	"--verbose (see strata --help)\n";
 
 static int push(struct strlist *l, const char *s)
 {
@@ -232,6 +241,8 @@ static const struct {
 	{ "-z", FOR(CMD_BLAME) },
 	{ "--tags", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
 	{ "--group", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
+	{ "--tag-scope", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
+	{ "--title", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
 	{ "--depth", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
 	{ "--history", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
 	{ "--out", FOR(CMD_REPORT) },
@@ -296,6 +307,14 @@ static int parse_args(struct options *o, int argc, char **argv)
 			o->tags = v;
 		} else if (VALUE("--group")) {
 			o->group = v;
+		} else if (VALUE("--title")) {
+			o->title = v;
+			if (v && (!*v || strlen(v) > REPOSITORY_NAME_MAX))
+				return error_setc(STRATA_EUSAGE, "invalid value "
+						  "for '--title': expected 1 to "
+						  "%d bytes", REPOSITORY_NAME_MAX);
+		} else if (VALUE("--tag-scope")) {
+			rc = v ? releases_parse_scope(&o->tag_scope, v) : 0;
 		} else if (VALUE("--ignore-rev")) {
 			rc = v ? push(&o->ignore_revs, v) : 0;
 		} else if (VALUE("--ignore-revs-file")) {
@@ -997,9 +1016,30 @@ static void print_left_out(const struct report_info *in)
 		       plural(in->passed_over, "source", "sources"));
 }
 
+/* 1 if no tag counted: every line is unreleased. */
+static int no_release(const struct tally *t)
+{
+	return !t->nreleases || (t->nreleases == 1 && t->releases[0].unreleased);
+}
+
+/* Why no tag counted, for a note. */
+static void no_release_note(char *buf, size_t size,
+			    const struct report_info *in)
+{
+	if (!in->tags_matched)
+		snprintf(buf, size, "no tag matches --tags: every line is "
+			 "unreleased");
+	else
+		snprintf(buf, size, "no matching tag counts as a release "
+			 "(%zu elsewhere, %zu after REV, %zu not on a "
+			 "commit): every line is unreleased",
+			 in->tags_elsewhere, in->tags_later, in->tags_skipped);
+}
+
 static int print_table(const struct tally *t, const struct report_info *in,
 		       int fully)
 {
+	char note[256];
 	const char *first = t->nreleases ? t->releases[0].name : "-";
 	int rc;
 
@@ -1013,11 +1053,16 @@ static int print_table(const struct tally *t, const struct report_info *in,
 	print_releases(t, fully);
 	if ((rc = print_dirs(t, fully)) < 0)
 		return rc;
-	fputs("\nfiles untouched since ", stdout);
-	put_name(first, 0, fully);
-	printf(": %zu of %zu (%llu %s)\n", t->nuntouched, t->nfiles,
-	       (unsigned long long)t->untouched_lines,
-	       plural(t->untouched_lines, "line", "lines"));
+	if (no_release(t)) {
+		no_release_note(note, sizeof(note), in);
+		printf("\nnote: %s\n", note);
+	} else {
+		fputs("\nfiles untouched since ", stdout);
+		put_name(first, 0, fully);
+		printf(": %zu of %zu (%llu %s)\n", t->nuntouched, t->nfiles,
+		       (unsigned long long)t->untouched_lines,
+		       plural(t->untouched_lines, "line", "lines"));
+	}
 	print_left_out(in);
 	if (in->nboundary)
 		printf("note: shallow clone: %zu %s cut off; their lines "
@@ -1266,7 +1311,7 @@ static int source_date(int64_t *out)
  */
 static int check_options(struct options *o)
 {
-	struct releases_options ro = {o->tags, o->group};
+	struct releases_options ro = {o->tags, o->group, o->tag_scope};
 	size_t i;
 	int rc;
 
@@ -1408,12 +1453,17 @@ static int run_tally(struct options *o, struct repository *repo,
 		info->left_vendored_lines = lo.lines[FILTER_VENDORED];
 		info->left_missing = lo.missing;
 	}
-	info->repo_name = repo->name;
+	info->repo_name = o->title ? o->title : repo->name;
 	info->rev = o->rev;
 	info->commit_time = h->commits[h->n - 1].time;
 	info->version = STRATA_VERSION;
 	info->tags_ere = o->tags ? o->tags : releases_default_tags;
 	info->group_ere = o->group;
+	info->tag_scope = o->tag_scope == RELEASES_MERGED ? "merged" : "dated";
+	info->tags_matched = rel->nmatched;
+	info->tags_elsewhere = rel->nelsewhere;
+	info->tags_later = rel->nlater;
+	info->tags_skipped = rel->nskipped;
 	info->first_parent = o->first_parent;
 	info->ignore_whitespace = o->ignore_ws;
 	ignore_hex = calloc(nignore ? nignore : 1, sizeof(*ignore_hex));
@@ -1455,6 +1505,12 @@ static int run_tally(struct options *o, struct repository *repo,
 	}
 	report_options_of(&rep, o);
 	rc = report_publish(t, info, &rep);
+	if (rc == 0 && !o->quiet && no_release(t)) {
+		char note[256];
+
+		no_release_note(note, sizeof(note), info);
+		fprintf(stderr, "strata: note: %s\n", note);
+	}
 done:
 	if (ignore_hex)
 		for (i = 0; i < nignore; i++)
@@ -1472,7 +1528,7 @@ static int prepare_cohorts(struct options *o, struct repository *repo,
 			   const struct history *h, struct releases **rel,
 			   struct snapshots **snap, struct blame_options *bo)
 {
-	struct releases_options ro = {o->tags, o->group};
+	struct releases_options ro = {o->tags, o->group, o->tag_scope};
 	int rc;
 
 	if (o->cmd == CMD_BLAME)

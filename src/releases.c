@@ -6,7 +6,10 @@
  * commit, as git name-rev does; commit date for lightweight tags) and
  * sorted by (date, name). Each tag then claims its ancestors that no
  * earlier tag has claimed, so every commit is visited once and belongs to
- * the earliest-dated tag that contains it. See docs/releases.md.
+ * the earliest-dated tag that contains it. A tag off REV's history
+ * (RELEASES_DATED) walks the commits off it once between them all, and
+ * claims the commits of the history it reaches the same way. See
+ * docs/releases.md.
  */
 #include "strata/releases.h"
 
@@ -52,20 +55,25 @@ struct namer {
 struct tag_entry {
 	char *name;
 	int64_t date;
-	uint32_t commit;
+	uint32_t commit;      /* history index, or RELEASES_OFF_HISTORY */
+	git_oid oid;          /* the tagged commit */
 	char *release;        /* release name */
 	uint32_t rel;         /* index into the release list */
+	unsigned reaches:1;   /* contains a commit of the history */
 };
 
 struct collector {
 	const struct history *h;
-	git_repository *git;
+	struct repository *repo;
 	git_odb *odb;
 	regex_t *tags;
+	enum releases_scope scope;
+	int64_t rev_date;     /* REV's committer date */
 	struct tag_entry *v;
 	size_t n, alloc;
 	size_t nmatched;      /* matching tags, wherever they point */
-	size_t noutside;      /* matching commit tags not in the history */
+	size_t noutside;      /* matching commit tags off the history */
+	size_t nlater;        /* of those, dated after REV (RELEASES_DATED) */
 	size_t nskipped;      /* matching tags not pointing at a commit */
 	int err;
 };
@@ -307,7 +315,7 @@ int releases_name_for_tag(char **out, const struct releases_options *opts,
 }
 
 static int push_tag(struct collector *c, const char *name, int64_t date,
-		    uint32_t commit)
+		    uint32_t commit, const git_oid *oid)
 {
 	struct tag_entry *e;
 
@@ -327,8 +335,38 @@ static int push_tag(struct collector *c, const char *name, int64_t date,
 		return error_oom();
 	e->date = date;
 	e->commit = commit;
+	git_oid_cpy(&e->oid, oid);
 	c->n++;
 	return 0;
+}
+
+/*
+ * A matching tag on commit `oid` off the history: it counts with
+ * RELEASES_DATED when dated no later than REV's commit. `dated`: the tag
+ * has a tagger date; else it takes its commit's date.
+ */
+static int add_outside(struct collector *c, const char *name,
+		       const git_oid *oid, int64_t date, int dated)
+{
+	git_oid *parents = NULL;
+	uint32_t np;
+	int rc;
+
+	c->noutside++;
+	if (c->scope != RELEASES_DATED)
+		return 0;
+	if (!dated) {
+		rc = history_read_parents(&parents, &np, &date, c->repo, oid,
+					  c->h->first_parent);
+		free(parents);
+		if (rc < 0)
+			return rc;
+	}
+	if (date > c->rev_date) {
+		c->nlater++;
+		return 0;
+	}
+	return push_tag(c, name, date, RELEASES_OFF_HISTORY, oid);
 }
 
 /*
@@ -348,7 +386,8 @@ static int add_ref(struct collector *c, const char *name, const git_oid *oid)
 
 	idx = history_find(h, oid);
 	if (idx >= 0) /* a lightweight tag on a commit of the history */
-		return push_tag(c, name, h->commits[idx].time, (uint32_t)idx);
+		return push_tag(c, name, h->commits[idx].time, (uint32_t)idx,
+				oid);
 
 	if (git_odb_read_header(&len, &type, c->odb, oid) < 0)
 		return error_git("unable to read tag '%s'", name);
@@ -357,7 +396,7 @@ static int add_ref(struct collector *c, const char *name, const git_oid *oid)
 		const git_signature *sig;
 		git_tag *tag;
 
-		if (git_tag_lookup(&tag, c->git, &cur) < 0)
+		if (git_tag_lookup(&tag, c->repo->git, &cur) < 0)
 			return error_git("unable to read tag '%s'", name);
 		sig = git_tag_tagger(tag);
 		dated = sig != NULL;
@@ -371,13 +410,11 @@ static int add_ref(struct collector *c, const char *name, const git_oid *oid)
 		return 0;
 	}
 	idx = history_find(h, &cur);
-	if (idx < 0) {
-		c->noutside++;
-		return 0;
-	}
+	if (idx < 0)
+		return add_outside(c, name, &cur, date, dated);
 	if (!dated)
 		date = h->commits[idx].time;
-	return push_tag(c, name, date, (uint32_t)idx);
+	return push_tag(c, name, date, (uint32_t)idx, &cur);
 }
 
 static int collect_cb(const char *refname, git_oid *oid, void *payload)
@@ -495,54 +532,301 @@ static int group_tags(struct collector *c, size_t *nrel)
 	return 0;
 }
 
-/* Each tag claims its unclaimed ancestors; claimed commits stop the walk. */
-static int mark_commits(uint32_t *of_commit, const struct history *h,
-			const struct tag_entry *v, size_t n)
+/*
+ * The marking: each tag, in (date, name) order, claims the commits of the
+ * history it contains that no earlier tag has claimed. A claimed commit's
+ * ancestors are all claimed, so a walk stops there and every commit of
+ * the history is visited once. Tags off the history walk the commits off
+ * it once between them all: a commit an earlier tag's walk went through
+ * has every ancestor claimed or gone through already.
+ */
+enum { OFF_NEW, OFF_ACTIVE, OFF_DONE };
+
+/* A commit off the history, met by the walk from a tag off it. */
+struct off_commit {
+	git_oid oid;
+	uint32_t parents;     /* into marker.pool */
+	uint32_t nparents;
+	unsigned state:2;
+	unsigned reaches:1;   /* it or an ancestor is in the history */
+};
+
+struct off_frame {
+	uint32_t node, next;  /* the commit, its next parent to look at */
+};
+
+struct marker {
+	const struct history *h;
+	struct repository *repo;
+	uint32_t *of_commit;  /* per history index: tag index or NO_RELEASE */
+	uint32_t *stack;      /* for the walks in the history */
+	struct off_commit *off;
+	size_t noff, aoff;
+	uint32_t *slots;      /* oid -> index into off, + 1; 0 is empty */
+	size_t nslots;
+	git_oid *pool;        /* the parents of the commits in off */
+	size_t npool, apool;
+	struct off_frame *frames;
+	size_t nframes, aframes;
+};
+
+static int grow(void **v, size_t *alloc, size_t need, size_t size)
 {
-	uint32_t *stack = malloc((h->n ? h->n : 1) * sizeof(*stack));
+	size_t na = *alloc ? *alloc : 64;
+	void *p;
 
-	if (!stack)
+	if (need <= *alloc)
+		return 0;
+	while (na < need)
+		na *= 2;
+	if (!(p = realloc(*v, na * size)))
 		return error_oom();
-	for (size_t i = 0; i < h->n; i++)
-		of_commit[i] = NO_RELEASE;
-	for (size_t t = 0; t < n; t++) {
-		size_t top = 0;
-
-		if (of_commit[v[t].commit] != NO_RELEASE)
-			continue;
-		of_commit[v[t].commit] = v[t].rel;
-		stack[top++] = v[t].commit;
-		while (top) {
-			uint32_t c = stack[--top];
-			const uint32_t *p = history_parents(h, c);
-
-			for (uint32_t k = 0; k < h->commits[c].nparents; k++) {
-				if (of_commit[p[k]] != NO_RELEASE)
-					continue;
-				of_commit[p[k]] = v[t].rel;
-				stack[top++] = p[k];
-			}
-		}
-	}
-	free(stack);
+	*v = p;
+	*alloc = na;
 	return 0;
 }
 
-static int build(struct releases *r, struct collector *c, size_t nrel,
-		 const struct history *h)
+static size_t off_slot(const git_oid *oid, size_t nslots)
 {
-	size_t unreleased = 0;
+	uint32_t x;
+
+	memcpy(&x, oid->id, sizeof(x));
+	return x & (nslots - 1);
+}
+
+static int off_rehash(struct marker *m)
+{
+	size_t ns = m->nslots ? 2 * m->nslots : 1024;
+	uint32_t *sl = calloc(ns, sizeof(*sl));
+
+	if (!sl)
+		return error_oom();
+	for (size_t i = 0; i < m->noff; i++) {
+		size_t k = off_slot(&m->off[i].oid, ns);
+
+		while (sl[k])
+			k = (k + 1) & (ns - 1);
+		sl[k] = (uint32_t)i + 1;
+	}
+	free(m->slots);
+	m->slots = sl;
+	m->nslots = ns;
+	return 0;
+}
+
+/* The index of commit `oid` in m->off, read and added if new. */
+static int off_get(uint32_t *out, struct marker *m, const git_oid *oid)
+{
+	struct off_commit *c;
+	git_oid *parents = NULL;
+	uint32_t np;
+	int64_t time;
+	size_t k;
 	int rc;
 
-	r->of_commit = malloc((h->n ? h->n : 1) * sizeof(*r->of_commit));
-	if (!r->of_commit)
-		return error_oom();
-	rc = mark_commits(r->of_commit, h, c->v, c->n);
-	if (rc)
+	if (m->nslots) {
+		for (k = off_slot(oid, m->nslots); m->slots[k];
+		     k = (k + 1) & (m->nslots - 1)) {
+			if (git_oid_equal(&m->off[m->slots[k] - 1].oid, oid)) {
+				*out = m->slots[k] - 1;
+				return 0;
+			}
+		}
+	}
+	if ((m->noff + 1 > m->nslots / 2 && (rc = off_rehash(m)) < 0) ||
+	    (rc = history_read_parents(&parents, &np, &time, m->repo, oid,
+				       m->h->first_parent)) < 0 ||
+	    (rc = grow((void **)&m->off, &m->aoff, m->noff + 1,
+		       sizeof(*m->off))) < 0 ||
+	    (rc = grow((void **)&m->pool, &m->apool, m->npool + np,
+		       sizeof(*m->pool))) < 0) {
+		free(parents);
 		return rc;
+	}
+	c = &m->off[m->noff];
+	memset(c, 0, sizeof(*c));
+	git_oid_cpy(&c->oid, oid);
+	c->parents = (uint32_t)m->npool;
+	c->nparents = np;
+	if (np)
+		memcpy(m->pool + m->npool, parents, np * sizeof(*parents));
+	m->npool += np;
+	free(parents);
+	for (k = off_slot(oid, m->nslots); m->slots[k];
+	     k = (k + 1) & (m->nslots - 1))
+		;
+	m->slots[k] = (uint32_t)m->noff + 1;
+	*out = (uint32_t)m->noff++;
+	return 0;
+}
+
+/* Tag t claims commit i of the history and its unclaimed ancestors. */
+static void claim(struct marker *m, uint32_t i, uint32_t t)
+{
+	const struct history *h = m->h;
+	size_t top = 0;
+
+	if (m->of_commit[i] != NO_RELEASE)
+		return;
+	m->of_commit[i] = t;
+	m->stack[top++] = i;
+	while (top) {
+		uint32_t c = m->stack[--top];
+		const uint32_t *p = history_parents(h, c);
+
+		for (uint32_t k = 0; k < h->commits[c].nparents; k++) {
+			if (m->of_commit[p[k]] != NO_RELEASE)
+				continue;
+			m->of_commit[p[k]] = t;
+			m->stack[top++] = p[k];
+		}
+	}
+}
+
+static int push_frame(struct marker *m, uint32_t node)
+{
+	int rc = grow((void **)&m->frames, &m->aframes, m->nframes + 1,
+		      sizeof(*m->frames));
+
+	if (rc < 0)
+		return rc;
+	m->off[node].state = OFF_ACTIVE;
+	m->frames[m->nframes].node = node;
+	m->frames[m->nframes++].next = 0;
+	return 0;
+}
+
+/*
+ * Tag t off the history: a depth-first walk over the commits off the
+ * history it contains, claiming those of the history it reaches. Sets
+ * *reaches when it contains a commit of the history.
+ */
+static int walk_off(struct marker *m, uint32_t t, const git_oid *oid,
+		    int *reaches)
+{
+	uint32_t root, k;
+	int rc;
+
+	if ((rc = off_get(&root, m, oid)) < 0)
+		return rc;
+	if (m->off[root].state == OFF_NEW && (rc = push_frame(m, root)) < 0)
+		return rc;
+	while (m->nframes) {
+		struct off_frame *f = &m->frames[m->nframes - 1];
+		uint32_t node = f->node;
+		git_oid p;
+		int64_t i;
+
+		if (f->next == m->off[node].nparents) {
+			m->off[node].state = OFF_DONE;
+			if (--m->nframes)
+				m->off[m->frames[m->nframes - 1].node]
+					.reaches |= m->off[node].reaches;
+			continue;
+		}
+		git_oid_cpy(&p, &m->pool[m->off[node].parents + f->next++]);
+		if ((i = history_find(m->h, &p)) >= 0) {
+			claim(m, (uint32_t)i, t);
+			m->off[node].reaches = 1;
+			continue;
+		}
+		if ((rc = off_get(&k, m, &p)) < 0)
+			return rc;
+		if (m->off[k].state == OFF_DONE)
+			m->off[node].reaches |= m->off[k].reaches;
+		else if (m->off[k].state == OFF_NEW &&
+			 (rc = push_frame(m, k)) < 0)
+			return rc; /* OFF_ACTIVE: a cycle (grafts), passed */
+	}
+	*reaches = m->off[root].reaches;
+	return 0;
+}
+
+static void marker_release(struct marker *m)
+{
+	free(m->of_commit);
+	free(m->stack);
+	free(m->off);
+	free(m->slots);
+	free(m->pool);
+	free(m->frames);
+}
+
+/* Mark every commit with its tag (an index into v), or NO_RELEASE. */
+static int mark_commits(struct marker *m, struct tag_entry *v, size_t n)
+{
+	const struct history *h = m->h;
+	size_t nh = h->n ? h->n : 1;
+	int rc;
+
+	m->of_commit = malloc(nh * sizeof(*m->of_commit));
+	m->stack = malloc(nh * sizeof(*m->stack));
+	if (!m->of_commit || !m->stack)
+		return error_oom();
 	for (size_t i = 0; i < h->n; i++)
+		m->of_commit[i] = NO_RELEASE;
+	for (size_t t = 0; t < n; t++) {
+		int reaches = 1;
+
+		if (v[t].commit != RELEASES_OFF_HISTORY)
+			claim(m, v[t].commit, (uint32_t)t);
+		else if ((rc = walk_off(m, (uint32_t)t, &v[t].oid,
+					&reaches)) < 0)
+			return rc;
+		v[t].reaches = reaches != 0;
+	}
+	return 0;
+}
+
+/*
+ * Leave out the tags that contain no commit of the history (none has
+ * claimed a commit), renumbering the marks; *dropped: how many.
+ */
+static int drop_unreaching(size_t *dropped, struct collector *c,
+			   uint32_t *of_commit)
+{
+	uint32_t *to = malloc((c->n ? c->n : 1) * sizeof(*to));
+	size_t n = 0;
+
+	if (!to)
+		return error_oom();
+	for (size_t t = 0; t < c->n; t++) {
+		if (!c->v[t].reaches) {
+			free(c->v[t].name);
+			free(c->v[t].release);
+			to[t] = NO_RELEASE;
+			continue;
+		}
+		to[t] = (uint32_t)n;
+		c->v[n++] = c->v[t];
+	}
+	for (size_t i = 0; i < c->h->n; i++)
+		if (of_commit[i] != NO_RELEASE)
+			of_commit[i] = to[of_commit[i]];
+	free(to);
+	*dropped = c->n - n;
+	c->n = n;
+	return 0;
+}
+
+/*
+ * The release list from the grouped tags, and r->of_commit (taken from
+ * the marks, by tag) by release.
+ */
+static int build(struct releases *r, struct collector *c, size_t nrel,
+		 uint32_t **marks)
+{
+	const struct history *h = c->h;
+	size_t unreleased = 0;
+
+	r->of_commit = *marks;
+	*marks = NULL;
+	for (size_t i = 0; i < h->n; i++) {
 		if (r->of_commit[i] == NO_RELEASE)
 			unreleased++;
+		else
+			r->of_commit[i] = c->v[r->of_commit[i]].rel;
+	}
 
 	r->list = calloc(nrel + 1, sizeof(*r->list));
 	if (!r->list)
@@ -626,6 +910,64 @@ static int set_standing(struct releases *r)
 	return rc;
 }
 
+int releases_parse_scope(enum releases_scope *out, const char *s)
+{
+	if (!strcmp(s, "dated"))
+		*out = RELEASES_DATED;
+	else if (!strcmp(s, "merged"))
+		*out = RELEASES_MERGED;
+	else
+		return error_setc(STRATA_EUSAGE, "invalid value '%s' for "
+				  "'--tag-scope': expected dated or merged", s);
+	return 0;
+}
+
+/* The matching tags that count, sorted by (date, name) and named. */
+static int collect_tags(struct collector *c, const struct namer *nm)
+{
+	int rc;
+
+	if (git_repository_odb(&c->odb, c->repo->git) < 0)
+		return error_git("unable to open the object database");
+	rc = git_tag_foreach(c->repo->git, collect_cb, c);
+	if (c->err)
+		return c->err;
+	if (rc < 0)
+		return error_git("unable to list tags");
+	if (c->n)
+		qsort(c->v, c->n, sizeof(*c->v), cmp_tag);
+	for (size_t i = 0; i < c->n; i++)
+		if ((rc = namer_name(&c->v[i].release, nm, c->v[i].name)) < 0)
+			return rc;
+	return 0;
+}
+
+/* From the collected tags to the releases of the history's commits. */
+static int map_commits(struct releases *r, struct collector *c)
+{
+	struct marker m;
+	size_t nrel = 0, dropped = 0;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	m.h = c->h;
+	m.repo = c->repo;
+	if ((rc = mark_commits(&m, c->v, c->n)) < 0 ||
+	    (rc = drop_unreaching(&dropped, c, m.of_commit)) < 0 ||
+	    (rc = group_tags(c, &nrel)) < 0)
+		goto done;
+	r->nskipped = c->nskipped;
+	r->nmatched = c->nmatched;
+	r->nlater = c->nlater;
+	r->nelsewhere = c->scope == RELEASES_DATED ? dropped : c->noutside;
+	if ((rc = build(r, c, nrel, &m.of_commit)) < 0)
+		goto done;
+	rc = set_standing(r);
+done:
+	marker_release(&m);
+	return rc;
+}
+
 int releases_compute(struct releases **out, struct repository *repo,
 		     const struct history *h,
 		     const struct releases_options *opts)
@@ -636,7 +978,6 @@ int releases_compute(struct releases **out, struct repository *repo,
 	struct releases *r = NULL;
 	struct namer nm;
 	regex_t tags_re;
-	size_t nrel = 0;
 	int rc;
 
 	*out = NULL;
@@ -650,51 +991,17 @@ int releases_compute(struct releases **out, struct repository *repo,
 		return rc;
 	}
 	c.h = h;
-	c.git = repo->git;
+	c.repo = repo;
 	c.tags = &tags_re;
-	if (git_repository_odb(&c.odb, repo->git) < 0) {
-		rc = error_git("unable to open the object database");
+	c.scope = opts ? opts->scope : RELEASES_DATED;
+	c.rev_date = h->n ? h->commits[h->n - 1].time : 0;
+	if ((rc = collect_tags(&c, &nm)) < 0)
 		goto done;
-	}
-	rc = git_tag_foreach(repo->git, collect_cb, &c);
-	if (c.err) {
-		rc = c.err;
-		goto done;
-	}
-	if (rc < 0) {
-		rc = error_git("unable to list tags");
-		goto done;
-	}
-	if (!c.n) {
-		if (c.nmatched)
-			rc = error_set("no tag matches '%s' in the history "
-				       "(%zu matching elsewhere, %zu not on a "
-				       "commit)", tags_ere, c.noutside,
-				       c.nskipped);
-		else
-			rc = error_set("no tag matches '%s'", tags_ere);
-		goto done;
-	}
-	qsort(c.v, c.n, sizeof(*c.v), cmp_tag);
-	for (size_t i = 0; i < c.n; i++) {
-		rc = namer_name(&c.v[i].release, &nm, c.v[i].name);
-		if (rc)
-			goto done;
-	}
-	rc = group_tags(&c, &nrel);
-	if (rc)
-		goto done;
-
-	r = calloc(1, sizeof(*r));
-	if (!r) {
+	if (!(r = calloc(1, sizeof(*r)))) {
 		rc = error_oom();
 		goto done;
 	}
-	r->nskipped = c.nskipped;
-	rc = build(r, &c, nrel, h);
-	if (!rc)
-		rc = set_standing(r);
-	if (rc)
+	if ((rc = map_commits(r, &c)) < 0)
 		goto done;
 	*out = r;
 	r = NULL;

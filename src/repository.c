@@ -227,12 +227,48 @@ done:
 	return rc;
 }
 
+/*
+ * The project's name from remote.origin.url: its last path component
+ * ("https://host/o/redis.git", "git@host:o/redis", "/srv/redis.git/"),
+ * without ".git"; NULL when there is none, or it is empty or too long.
+ */
+static char *name_from_remote(git_repository *git)
+{
+	git_config *cfg = NULL;
+	git_buf url = GIT_BUF_INIT;
+	char *name = NULL;
+	const char *p, *start;
+	size_t len;
+
+	if (git_repository_config_snapshot(&cfg, git) < 0 ||
+	    git_config_get_string_buf(&url, cfg, "remote.origin.url") < 0)
+		goto done;
+	len = url.size;
+	while (len && url.ptr[len - 1] == '/')
+		len--;
+	if (len > 4 && !memcmp(url.ptr + len - 4, ".git", 4))
+		len -= 4;
+	for (start = p = url.ptr; p < url.ptr + len; p++)
+		if (*p == '/' || *p == ':' || *p == '\\')
+			start = p + 1;
+	len -= (size_t)(start - url.ptr);
+	if (len && len <= REPOSITORY_NAME_MAX)
+		name = strndup(start, len);
+done:
+	git_buf_dispose(&url);
+	git_config_free(cfg);
+	error_clear();
+	return name;
+}
+
 static char *display_name(git_repository *git)
 {
 	const char *dir = git_repository_workdir(git);
-	char buf[4096], *base;
+	char buf[4096], *base, *remote = name_from_remote(git);
 	size_t len;
 
+	if (remote)
+		return remote;
 	if (!dir)
 		dir = git_repository_path(git);
 	snprintf(buf, sizeof(buf), "%s", dir);

@@ -7,7 +7,8 @@ REPORT is a directory `strata report` wrote. For every snapshot listed in
 REPORT/data/report.json, every text file at the snapshot's commit is blamed
 with `git blame --porcelain` (the same options), each line's commit is
 mapped to a release the way docs/releases.md says (the earliest-dated
-matching tag that contains it, among the tags the report's REV contains;
+matching tag that contains it, among the tags the report's REV contains
+and, with --tag-scope dated, every other tag dated no later than REV;
 release names with the default rule), and the counts must equal the rows
 of history.csv and history-subsystems.csv. survival.csv and the
 half-lives in report.json are then recomputed from those counts.
@@ -38,23 +39,27 @@ def release_name(tag):
     return m.group(1) if m else tag
 
 
-def release_map(repo, rev, first_parent):
-    """commit -> release name, and each tag's date."""
+def release_map(repo, rev, first_parent, scope):
+    """commit -> release name. The tags that count: those REV contains,
+    and with scope "dated" every other tag dated no later than REV."""
     fp = ["--first-parent"] if first_parent else []
     history = set(git(repo, "rev-list", *fp, rev).split())
+    rev_date = int(git(repo, "log", "-1", "--format=%ct", rev))
     tags = []
     for line in git(repo, "for-each-ref", "refs/tags",
                     "--format=%(refname:strip=2) %(creatordate:unix) "
                     "%(*objectname)%(objectname)").splitlines():
         name, date, obj = line.split(" ")
         commit = git(repo, "rev-parse", name + "^{commit}").strip()
-        if commit in history:
+        if commit in history or (scope == "dated" and
+                                 int(date) <= rev_date):
             tags.append((int(date), name, commit))
     tags.sort()
     of = {}
     for date, name, commit in tags:
         for c in git(repo, "rev-list", *fp, commit).split():
-            of.setdefault(c, release_name(name))
+            if c in history:
+                of.setdefault(c, release_name(name))
     return of
 
 
@@ -134,7 +139,8 @@ def main():
         i += 1
     rj = json.load(open(report + "/data/report.json"))
     rev = rj["repository"]["commit"]
-    of = release_map(repo, rev, first_parent)
+    of = release_map(repo, rev, first_parent,
+                     rj["options"].get("tag_scope", "merged"))
     hist = rj["history"]
     _, hrows = read_csv(report + "/data/history.csv")
     _, srows = read_csv(report + "/data/history-subsystems.csv")

@@ -52,7 +52,6 @@ runtime_errors() {
 	expect 1 "not a git repository: 'missing'" "$STRATA" blame missing
 	expect 1 "unknown revision 'v9'" "$STRATA" blame r --rev v9
 	expect 1 "'HEAD\^\{tree\}' is not a commit" "$STRATA" blame r --rev 'HEAD^{tree}'
-	expect 1 "no tag matches" "$STRATA" table r --tags 'release-[0-9]+'
 	expect 1 "pathspec 'nosuch.c' did not match any text file" \
 		"$STRATA" blame r -- nosuch.c
 	expect 1 "cannot find revision 'nope' to ignore" \
@@ -179,12 +178,64 @@ bare_and_defaults() {
 	[ "$("$STRATA" blame r -- b.c | cut -f4 | sort -u)" = b.c ]
 }
 
+# No tag counts: the table and the report work, every line unreleased.
+no_release() {
+	sample
+	local lines commits
+	lines=$(git -C r show HEAD:a.c HEAD:b.c | wc -l)
+	commits=$(git -C r rev-list --count HEAD)
+	"$STRATA" table r --tags 'release-[0-9]+' >t.txt
+	grep -Eq "^unreleased +- +$lines +100.00% +$commits\$" t.txt
+	[ "$(grep -c '%' t.txt)" = 3 ] # the release and the two subsystem rows
+	grep -qx "note: no tag matches --tags: every line is unreleased" t.txt
+	"$STRATA" report r --tags 'release-[0-9]+' --out rep 2>err
+	grep -qx "strata: note: no tag matches --tags: every line is unreleased" err
+	printf 'release,tag,date,commits,lines,share\r\n,,,%s,%s,100.00\r\n' \
+		"$commits" "$lines" | cmp - rep/data/releases.csv
+	grep -q '"releases": 1,' rep/data/report.json
+	# a tag dated after REV off its history, one on a tree: counted
+	(cd r && git checkout -q -b side && commit_file c.c three c &&
+		git tag v2.0 && git tag v2.1 'HEAD^{tree}' && git checkout -q -)
+	"$STRATA" table r --tags 'v2.*' >t.txt
+	grep -qx "note: no matching tag counts as a release (0 elsewhere, 1 after REV, 1 not on a commit): every line is unreleased" t.txt
+	"$STRATA" table r --tags 'v2.*' --tag-scope merged >t.txt
+	grep -qx "note: no matching tag counts as a release (1 elsewhere, 0 after REV, 1 not on a commit): every line is unreleased" t.txt
+}
+
+# The project's name: remote.origin.url's last component, else the
+# directory (NAME.git gives NAME), or --title, escaped wherever shown.
+title() {
+	sample
+	first_word() { "$STRATA" table "$@" | head -1 | cut -d' ' -f1; }
+	git clone -q r clone
+	[ "$(git -C clone config remote.origin.url)" = "$PWD/r" ]
+	[ "$(first_word clone)" = r ]
+	git -C clone remote set-url origin git@example.com:owner/redis.git
+	[ "$(first_word clone)" = redis ]
+	git -C clone remote set-url origin https://example.com/o/tmux/
+	[ "$(first_word clone)" = tmux ]
+	git clone -q --bare r proj.git
+	git -C proj.git remote remove origin
+	[ "$(first_word proj.git)" = proj ]
+	[ "$(first_word clone --title curl)" = curl ]
+	"$STRATA" report r --title $'<b>x</b>\x01' --out rep -q
+	grep -q '"name": "<b>x</b>\\u0001",' rep/data/report.json
+	grep -q '&lt;b&gt;x&lt;/b&gt;\\x01' rep/index.html
+	! grep -q '<b>x</b>' rep/*.html
+	expect 2 "invalid value for '--title': expected 1 to 200 bytes" \
+		"$STRATA" table r --title ''
+	expect 2 "invalid value for '--title'" "$STRATA" report r \
+		--title "$(printf 'a%.0s' $(seq 201))"
+	expect 2 "option '--title' does not apply to 'strata blame'" \
+		"$STRATA" blame r --title x
+}
+
 shallow_note() {
 	sample
 	(cd r && for i in 1 2 3; do commit_file c.c "c$i" "c$i"; done)
 	git clone -q --depth 2 "file://$PWD/r" s
 	"$STRATA" table s --tags '.*' --quiet >t.txt 2>&1 || true
-	# v1.0 is not in a 2-deep history: no tag; the error says so.
+	# v1.0 is not in a 2-deep history: no tag; the note says so.
 	grep -q "no tag matches" t.txt
 	git -C s fetch -q --depth 2 origin tag v1.0 2>/dev/null || true
 	"$STRATA" blame s >/dev/null
@@ -369,6 +420,8 @@ run_case missing_objects missing_objects
 run_case first_missing_object first_missing_object
 run_case partial_clone partial_clone
 run_case bare_and_defaults bare_and_defaults
+run_case no_release no_release
+run_case title title
 run_case shallow_note shallow_note
 run_case progress_quiet progress_quiet
 run_case heap_pages heap_pages

@@ -112,6 +112,41 @@ history_releases() {
 		{ echo "--first-parent took v1.2"; return 1; }
 }
 
+# A release branch never merged back (redis): its tag, dated before REV,
+# claims the commits of main it contains (--tag-scope dated) but, off
+# REV's history, gets no snapshot; with merged it is not a release.
+history_release_branch() {
+	repo_new r
+	put core/a.c $(lines a 1 20)
+	commit "initial"
+	atag v1.0
+	put core/a.c $(lines a 1 10) $(lines a11 11 20)
+	commit "before the fork"
+	git checkout -q -b rel-1.1
+	put core/a.c $(lines a 1 10) $(lines a11 11 19) fix
+	commit "fix on the branch"
+	atag v1.1
+	git checkout -q main
+	put core/a.c $(lines a 1 5) $(lines a6 6 10) $(lines a11 11 20)
+	commit "main goes on"
+	atag v2.0
+	put core/b.c $(lines b 1 3)
+	commit "unreleased"
+	report . "$WORK/d" --history releases
+	python3 "$here/history-check.py" . "$WORK/d"
+	grep -q '^v1\.1,v1\.1,.*,1,10,' "$WORK/d/data/releases.csv" ||
+		{ echo "v1.1 lacks its commit and lines"; cat "$WORK/d/data/releases.csv"; return 1; }
+	python3 -c 'import json, sys
+names = [s["name"] for s in json.load(open(sys.argv[1] +
+    "/data/report.json"))["history"]["snapshots"]]
+sys.exit(0 if names == ["v1.0", "v2.0", "HEAD"] else "snapshots %s" % names)' "$WORK/d"
+	same_as_rev . "$WORK/d" v2.0
+	report . "$WORK/m" --history releases --tag-scope merged
+	python3 "$here/history-check.py" . "$WORK/m"
+	! grep -q '^v1\.1,' "$WORK/m/data/releases.csv" ||
+		{ echo "merged took v1.1"; return 1; }
+}
+
 # jq_len REPORT KEY: the length of report.json's history.KEY.
 jq_len() {
 	python3 -c 'import json, sys
@@ -154,7 +189,6 @@ history_calendar() {
 			git commit -q -m "$3"
 	}
 	commit_at @$(epoch 2019-06-01T12:00Z) +0000 root
-	git tag v0.1
 	# 2019-12-31 23:30 at -0500 is 2020-01-01 04:30 UTC.
 	commit_at @$(epoch 2020-01-01T04:30Z) -0500 new-year-eve-west
 	commit_at @$(epoch 2020-03-15T00:00Z) +1400 march
@@ -246,6 +280,7 @@ history_usage() {
 
 run_case history_releases history_releases
 run_case history_table history_table
+run_case history_release_branch history_release_branch
 run_case history_calendar history_calendar
 run_case history_one_commit history_one_commit
 run_case history_usage history_usage

@@ -53,6 +53,16 @@ int history_load_progress(struct history **out, struct repository *repo,
 					   size_t total, void *payload),
 			  void *payload);
 
+/*
+ * Read one commit, in or out of any history, as history_load() reads it
+ * (replace refs, grafts, a shallow boundary; only the first parent when
+ * `first_parent`): its parents into *parents (malloc'd, the caller's;
+ * NULL when it has none) and its committer time into *time.
+ */
+int history_read_parents(git_oid **parents, uint32_t *nparents,
+			 int64_t *time, struct repository *repo,
+			 const git_oid *oid, int first_parent);
+
 void history_free(struct history *h);
 
 /* Index of `oid` in h->commits, or -1 if it is not in this history. */

@@ -3,7 +3,8 @@
  *
  * A release is a group of tags (a version and its pre-releases). A commit
  * belongs to the release of the earliest-dated matching tag that contains
- * it; commits in no such tag are "unreleased".
+ * it, among the tags that count (see enum releases_scope); commits in no
+ * such tag are "unreleased".
  */
 #ifndef STRATA_RELEASES_H
 #define STRATA_RELEASES_H
@@ -20,8 +21,14 @@ extern const char releases_default_tags[];
 struct release_tag {
 	char *name;           /* tag name without refs/tags/ (owned) */
 	int64_t date;         /* tagger date, or commit date if lightweight */
-	uint32_t commit;      /* history index of the tagged commit */
+	/*
+	 * History index of the tagged commit, or RELEASES_OFF_HISTORY for a
+	 * tag that REV does not contain (RELEASES_DATED).
+	 */
+	uint32_t commit;
 };
+
+#define RELEASES_OFF_HISTORY UINT32_MAX
 
 struct release {
 	char *name;           /* "2.6.33", or "unreleased" (owned) */
@@ -44,12 +51,35 @@ struct releases {
 	size_t n;
 	uint32_t *of_commit;  /* per history index: index into list */
 	size_t nskipped;      /* matching tags not pointing at a commit */
+	size_t nmatched;      /* tags matching --tags, wherever they point */
+	/*
+	 * Matching tags on commits off REV's history that do not count:
+	 * those that contain no commit of it (RELEASES_DATED; any off it
+	 * with RELEASES_MERGED), and those dated after REV's commit.
+	 */
+	size_t nelsewhere, nlater;
+};
+
+/* Which tags count. */
+enum releases_scope {
+	/*
+	 * The tags REV contains and every other matching tag dated no later
+	 * than REV's commit (git name-rev's rule, bounded by REV's date). A
+	 * tag off REV's history claims the commits of the history it
+	 * contains, as any other.
+	 */
+	RELEASES_DATED = 0,
+	RELEASES_MERGED,      /* only the tags REV contains */
 };
 
 struct releases_options {
 	const char *tags_ere;   /* NULL: releases_default_tags */
 	const char *group_ere;  /* NULL: strip a pre-release suffix */
+	enum releases_scope scope;
 };
+
+/* Parse a --tag-scope value ("dated", "merged"); STRATA_EUSAGE if bad. */
+int releases_parse_scope(enum releases_scope *out, const char *s);
 
 /*
  * Check the expressions (STRATA_EUSAGE on a bad one), so that a usage
@@ -62,9 +92,9 @@ int releases_name_for_tag(char **out, const struct releases_options *opts,
 			  const char *tag);
 
 /*
- * Map every commit of `h` to a release. Fails with "no tag matches 'ERE'"
- * when no tag in the history matches. *out is the caller's, freed with
- * releases_free().
+ * Map every commit of `h` to a release. When no tag counts, every commit
+ * is "unreleased" (the counts in *out say where the matching tags were).
+ * *out is the caller's, freed with releases_free().
  */
 int releases_compute(struct releases **out, struct repository *repo,
 		     const struct history *h,

@@ -20,6 +20,12 @@ struct report_info {
 	int64_t commit_time;
 	const char *version;       /* strata version */
 	const char *tags_ere, *group_ere;
+	const char *tag_scope;     /* "dated" or "merged" */
+	/*
+	 * Matching tags that do not count (struct releases): elsewhere,
+	 * dated after REV, not on a commit; and how many matched at all.
+	 */
+	size_t tags_matched, tags_elsewhere, tags_later, tags_skipped;
 	int first_parent, ignore_whitespace;
 	const char *const *ignore_revs;  /* hex, as resolved */
 	size_t nignore_revs;

@@ -10,11 +10,18 @@
 
 struct odb;
 
+/* The longest name taken from remote.origin.url or --title, in bytes. */
+#define REPOSITORY_NAME_MAX 200
+
 struct repository {
 	git_repository *git;
 	struct odb *odb;  /* objects, fast; for any thread (see odb.h) */
 	char *path;      /* as given by the user (owned) */
-	char *name;      /* a display name: the work tree's or bare dir's basename */
+	/*
+	 * A display name: the last path component of remote.origin.url
+	 * without ".git", else the work tree's or bare dir's basename
+	 */
+	char *name;
 	git_oid *shallow; /* commits that act as roots (.git/shallow), sorted */
 	size_t nshallow;
 	/* refs/replace/<X> -> Y, sorted by X (empty with

@@ -140,6 +140,7 @@ static struct report_info info = {
 	.version = "0.1.0",
 	.tags_ere = "v[0-9]+(\\.[0-9]+)*(-rc[0-9]+)?|\"v1,1\"",
 	.group_ere = NULL,
+	.tag_scope = "dated",
 	.first_parent = 1,
 	.ignore_whitespace = 0,
 	.ignore_revs = ignore,
@@ -223,6 +224,7 @@ static const char report_json[] =
 "  \"options\": {\n"
 "    \"tags\": \"v[0-9]+(\\\\.[0-9]+)*(-rc[0-9]+)?|\\\"v1,1\\\"\",\n"
 "    \"group\": null,\n"
+"    \"tag_scope\": \"dated\",\n"
 "    \"first_parent\": true,\n"
 "    \"ignore_whitespace\": false,\n"
 "    \"ignore_revs\": [\"fedcba9876543210fedcba9876543210fedcba98\"],\n"

@@ -7,8 +7,10 @@
  *   releases_test name [--tags ERE] [--group ERE] TAG...
  *	the release name of each TAG, one per line
  *   releases_test map REPO REV [--tags ERE] [--group ERE] [--first-parent]
+ *		[--tag-scope dated|merged]
  *	"release NAME FIRST LAST COMMITS TAG:DATE,..." per release, then
- *	"skipped N", then "OID RELEASE" per commit of REV's history in
+ *	"skipped N", then "skipped elsewhere N later N" when one is not 0,
+ *	then "OID RELEASE" per commit of REV's history in
  *	topological order; on failure "error CODE MESSAGE" and exit 1
  */
 #include <regex.h>
@@ -70,7 +72,7 @@ static void check_default_tags(void)
 static void check_name(const char *tags, const char *group, const char *tag,
 		       const char *want)
 {
-	struct releases_options o = { tags, group };
+	struct releases_options o = { tags, group, RELEASES_DATED };
 	char *got = NULL;
 	int rc = releases_name_for_tag(&got, &o, tag);
 
@@ -182,7 +184,7 @@ static void check_too_large(void)
 
 static void check_bad(void)
 {
-	struct releases_options o = { "v(", NULL };
+	struct releases_options o = { "v(", NULL, RELEASES_DATED };
 	char *name = NULL;
 	int rc;
 
@@ -225,6 +227,12 @@ static int opt_args(struct releases_options *o, int *first_parent,
 			o->tags_ere = argv[++i];
 		else if (!strcmp(argv[i], "--group") && i + 1 < argc)
 			o->group_ere = argv[++i];
+		else if (!strcmp(argv[i], "--tag-scope") && i + 1 < argc) {
+			if (releases_parse_scope(&o->scope, argv[++i])) {
+				printf("error %s\n", error_last());
+				return -1;
+			}
+		}
 		else if (!strcmp(argv[i], "--first-parent") && first_parent)
 			*first_parent = 1;
 		else
@@ -235,7 +243,7 @@ static int opt_args(struct releases_options *o, int *first_parent,
 
 static int cmd_map(int argc, char **argv)
 {
-	struct releases_options o = { NULL, NULL };
+	struct releases_options o = { NULL, NULL, RELEASES_DATED };
 	struct repository *repo = NULL;
 	struct history *h = NULL;
 	struct releases *r = NULL;
@@ -272,6 +280,9 @@ static int cmd_map(int argc, char **argv)
 		printf("%s\n", rel->unreleased ? "(unreleased)" : "");
 	}
 	printf("skipped %zu\n", r->nskipped);
+	if (r->nelsewhere || r->nlater)
+		printf("skipped elsewhere %zu later %zu\n", r->nelsewhere,
+		       r->nlater);
 	for (size_t i = 0; i < h->n; i++) {
 		git_oid_tostr(hex, sizeof(hex), &h->commits[i].oid);
 		printf("%s %s\n", hex, r->list[r->of_commit[i]].name);
@@ -284,7 +295,7 @@ static int cmd_map(int argc, char **argv)
 
 static int cmd_name(int argc, char **argv)
 {
-	struct releases_options o = { NULL, NULL };
+	struct releases_options o = { NULL, NULL, RELEASES_DATED };
 	int i = opt_args(&o, NULL, argc, argv, 2);
 
 	for (; i < argc; i++) {
