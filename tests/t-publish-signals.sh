@@ -79,6 +79,14 @@ wait_for() {
 	done
 }
 
+# state_of PID: the process's state letter (R, S, Z...), empty if gone.
+state_of() {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	stat=${stat##*) }
+	echo "${stat%% *}"
+}
+
 # stop N: send signal N's name, wait; sets $rc and $sent (1 if it was
 # sent to a running strata) and $staged (a build directory was there).
 stop() {
@@ -86,7 +94,11 @@ stop() {
 	staged=0
 	[ -n "$(find . -maxdepth 1 -name '.out.strata-*')" ] && staged=1
 	sent=0
-	kill "-$name" "$pid" 2>/dev/null && sent=1
+	# A strata that has already exited (a zombie not yet waited for)
+	# still takes kill(2) without seeing the signal: not sent.
+	if [ "$(state_of "$pid")" != Z ]; then
+		kill "-$name" "$pid" 2>/dev/null && sent=1
+	fi
 	rc=0
 	wait "$pid" || rc=$?
 }
