@@ -343,13 +343,42 @@ static int add_config_blob(struct mailmap *m, git_repository *repo,
 	return rc;
 }
 
+/* The whole of the open file f (named path); *out is malloc'd. */
+static int read_all(char **out, size_t *len, FILE *f, const char *path)
+{
+	char *data = NULL;
+	size_t cap = 0, n;
+
+	*len = 0;
+	do {
+		if (*len + 4096 > cap) {
+			char *p = realloc(data, cap = 2 * cap + 4096);
+
+			if (!p) {
+				free(data);
+				return error_oom();
+			}
+			data = p;
+		}
+		n = fread(data + *len, 1, cap - *len, f);
+		*len += n;
+	} while (n);
+	if (ferror(f)) {
+		free(data);
+		return error_set("unable to read '%s': %s", path,
+				 strerror(errno));
+	}
+	*out = data;
+	return 0;
+}
+
 static int add_config_file(struct mailmap *m, git_config *cfg)
 {
 	git_buf path = {0};
 	char *data = NULL;
-	size_t len = 0, cap = 0, n;
+	size_t len;
 	FILE *f;
-	int rc = 0;
+	int rc;
 
 	if (git_config_get_path(&path, cfg, "mailmap.file") < 0) {
 		error_clear();
@@ -359,25 +388,8 @@ static int add_config_file(struct mailmap *m, git_config *cfg)
 		git_buf_dispose(&path);
 		return 0;
 	}
-	do {
-		if (len + 4096 > cap) {
-			char *p = realloc(data, cap = 2 * cap + 4096);
-
-			if (!p) {
-				rc = error_oom();
-				goto done;
-			}
-			data = p;
-		}
-		n = fread(data + len, 1, cap - len, f);
-		len += n;
-	} while (n);
-	if (ferror(f))
-		rc = error_set("unable to read '%s': %s", path.ptr,
-			       strerror(errno));
-	else
-		rc = mailmap_add_buffer(m, data ? data : "", len);
-done:
+	if ((rc = read_all(&data, &len, f, path.ptr)) == 0)
+		rc = mailmap_add_buffer(m, data, len);
 	fclose(f);
 	free(data);
 	git_buf_dispose(&path);
@@ -572,31 +584,14 @@ int orgmap_load(struct orgmap **out, const char *path)
 {
 	FILE *f = fopen(path, "rb");
 	char *data = NULL;
-	size_t len = 0, cap = 0, n;
+	size_t len;
 	int rc;
 
 	*out = NULL;
 	if (!f)
 		return error_set("unable to open '%s': %s", path,
 				 strerror(errno));
-	do {
-		if (len + 4096 > cap) {
-			char *p = realloc(data, cap = 2 * cap + 4096);
-
-			if (!p) {
-				fclose(f);
-				free(data);
-				return error_oom();
-			}
-			data = p;
-		}
-		n = fread(data + len, 1, cap - len, f);
-		len += n;
-	} while (n);
-	if (ferror(f))
-		rc = error_set("unable to read '%s': %s", path,
-			       strerror(errno));
-	else
+	if ((rc = read_all(&data, &len, f, path)) == 0)
 		rc = orgmap_parse(out, path, data, len);
 	fclose(f);
 	free(data);

@@ -86,17 +86,23 @@ csv_cols() {
 	tr -d '\r' <"$1" | awk -F, "NR > 1 {print $2}" | sort
 }
 
-years_match_git() {
-	people_repo
-	"$STRATA" report r -q --out rep
-	lines_by '%cd' r >/dev/null
-	TZ=UTC git -C r log --format='%H %cd' --date=format-local:%Y \
+# years_lines DATE: lines per year of DATE (%cd, %ad) from git blame and
+# git log in want.lines, compared with rep/data/years.csv.
+years_lines() {
+	lines_by "$1" r >/dev/null
+	TZ=UTC git -C r log --format="%H $1" --date=format-local:%Y \
 		>commits.map
 	awk 'NR == FNR {m[$1] = $2; next} {n[m[$1]]++}
 	     END {for (k in n) print n[k] " " k}' commits.map line.commits |
 		sort >want.lines
 	csv_cols rep/data/years.csv '$2 " " $1' >got.lines
 	diff want.lines got.lines
+}
+
+years_match_git() {
+	people_repo
+	"$STRATA" report r -q --out rep
+	years_lines %cd
 	TZ=UTC git -C r log --format=%cd --date=format-local:%Y | sort |
 		uniq -c | awk '{print $1 " " $2}' | sort >want.commits
 	csv_cols rep/data/years.csv '$4 " " $1' >got.commits
@@ -116,14 +122,7 @@ years_match_git() {
 years_by_author_date() {
 	people_repo
 	"$STRATA" report r -q --out rep --date author
-	lines_by '%ad' r >/dev/null
-	TZ=UTC git -C r log --format='%H %ad' --date=format-local:%Y \
-		>commits.map
-	awk 'NR == FNR {m[$1] = $2; next} {n[m[$1]]++}
-	     END {for (k in n) print n[k] " " k}' commits.map line.commits |
-		sort >want.lines
-	csv_cols rep/data/years.csv '$2 " " $1' >got.lines
-	diff want.lines got.lines
+	years_lines %ad
 	# 2020's commit was authored in 2019: no 2020 by author date
 	! grep -q '^2020,' rep/data/years.csv
 	"$STRATA" report r -q --out rep2
