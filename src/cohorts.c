@@ -327,10 +327,15 @@ int cohorts_build(struct cohorts **out, const struct history *h,
 	    (o->authors && (rc = commit_authors(&B)) < 0) ||
 	    (rc = count_lines(&B, b, t)) < 0)
 		goto done;
-	qsort(B.c->years.v, B.c->years.n, sizeof(*B.c->years.v), cmp_year);
-	qsort(B.c->authors.v, B.c->authors.n, sizeof(*B.c->authors.v),
-	      cmp_lines);
-	qsort(B.c->orgs.v, B.c->orgs.n, sizeof(*B.c->orgs.v), cmp_lines);
+	if (B.c->years.n)
+		qsort(B.c->years.v, B.c->years.n, sizeof(*B.c->years.v),
+		      cmp_year);
+	if (B.c->authors.n)
+		qsort(B.c->authors.v, B.c->authors.n,
+		      sizeof(*B.c->authors.v), cmp_lines);
+	if (B.c->orgs.n)
+		qsort(B.c->orgs.v, B.c->orgs.n, sizeof(*B.c->orgs.v),
+		      cmp_lines);
 done:
 	free(B.years.slots);
 	free(B.authors.slots);

@@ -748,8 +748,11 @@ int history_load_progress(struct history **out, struct repository *repo,
 	}
 	for (i = 0; i < h->n; i++)
 		insert(h->slots, h->nslots, &h->commits[i].oid, (uint32_t)i);
+	/* The names and emails go to the history; the keys are done with. */
 	h->idents = L.idents.v;
 	h->nidents = L.idents.n;
+	for (i = 0; i < L.idents.n; i++)
+		free(L.idents.key[i]);
 	L.idents.v = NULL;
 	L.idents.n = 0;
 done:
