@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "strata/cohorts.h"
 #include "strata/error.h"
 #include "strata/releases.h"
 #include "strata/snapshots.h"
@@ -399,6 +400,74 @@ static int write_subsystems_csv(const char *dir, const struct tally *t)
 		}
 	}
 	return out_close(&o, 0);
+}
+
+/* years.csv, authors.csv, orgs.csv: a row per cohort, in its order. */
+static int write_cohort_csv(const char *dir, const char *name,
+			    const char *head, const struct cohort_view *v,
+			    uint64_t total, int files)
+{
+	struct out o;
+	char share[32];
+	int rc = out_open(&o, dir, name);
+
+	if (rc)
+		return rc;
+	fprintf(o.f, "%s,lines,share,commits%s" EOL, head,
+		files ? ",files" : "");
+	for (size_t i = 0; i < v->n; i++) {
+		const struct cohort *c = &v->v[i];
+
+		percent(share, sizeof(share), c->lines, total);
+		data_csv_field(o.f, c->name);
+		fprintf(o.f, ",%" PRIu64 ",%s,%" PRIu64, c->lines, share,
+			c->commits);
+		if (files)
+			fprintf(o.f, ",%zu", c->files);
+		fputs(EOL, o.f);
+	}
+	return out_close(&o, 0);
+}
+
+/* years-subsystems.csv: a row per subsystem and year with lines. */
+static int write_years_subsystems_csv(const char *dir, const struct tally *t)
+{
+	const struct cohorts *c = t->cohorts;
+	struct out o;
+	int rc = out_open(&o, dir, "years-subsystems.csv");
+
+	if (rc)
+		return rc;
+	fputs("subsystem,year,lines" EOL, o.f);
+	for (size_t s = 0; s < c->nsubsystems; s++) {
+		for (size_t y = 0; y < c->years.n; y++) {
+			uint64_t n = c->years.v[y].by_subsystem[s];
+
+			if (!n)
+				continue;
+			data_csv_field(o.f, t->dirs[c->subsystems[s]].path);
+			fprintf(o.f, ",%s,%" PRIu64 EOL, c->years.v[y].name, n);
+		}
+	}
+	return out_close(&o, 0);
+}
+
+static int write_cohorts(const char *dir, const struct tally *t)
+{
+	const struct cohorts *c = t->cohorts;
+	int rc;
+
+	if (!c)
+		return 0;
+	if ((rc = write_cohort_csv(dir, "years.csv", "year", &c->years,
+				   c->total_lines, 0)) ||
+	    (rc = write_years_subsystems_csv(dir, t)) || !c->has_authors)
+		return rc;
+	if ((rc = write_cohort_csv(dir, "authors.csv", "author", &c->authors,
+				   c->total_lines, 1)))
+		return rc;
+	return write_cohort_csv(dir, "orgs.csv", "organisation", &c->orgs,
+				c->total_lines, 0);
 }
 
 static int write_untouched_csv(const char *dir, const struct tally *t)
@@ -790,6 +859,8 @@ int data_write(const char *dir, const struct tally *t,
 		rc = write_untouched_csv(dir, t);
 	if (!rc)
 		rc = write_history(dir, t);
+	if (!rc)
+		rc = write_cohorts(dir, t);
 	if (!rc)
 		rc = write_report_json(dir, t, info, tags);
 	free(tags);

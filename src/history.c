@@ -15,7 +15,8 @@
 /* A commit as first read, before the topological order is known. */
 struct raw {
 	git_oid oid, tree;
-	int64_t time;
+	int64_t time, author_time;
+	uint32_t author;             /* into the ident table */
 	uint32_t first_parent_oid;   /* into the oid pool */
 	uint32_t nparents;
 	unsigned boundary:1;
@@ -56,6 +57,18 @@ static void insert(uint32_t *slots, size_t nslots, const git_oid *oid,
 	slots[s] = index + 1;
 }
 
+/*
+ * The distinct author idents, each kept once: a history has a few
+ * thousand authors for tens of thousands of commits.
+ */
+struct idents {
+	struct history_ident *v;
+	char **key;                 /* the ident's bytes, NUL-ended */
+	size_t n, alloc;
+	uint32_t *slots;            /* index + 1; 0 is empty */
+	size_t nslots;
+};
+
 struct loader {
 	struct raw *raw;
 	size_t n, alloc;
@@ -63,7 +76,122 @@ struct loader {
 	size_t npool, pool_alloc;
 	uint32_t *slots;
 	size_t nslots;
+	struct idents idents;
 };
+
+static uint32_t ident_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* git's isspace() (sane_ctype): not \f nor \v. */
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Split an ident as git's split_ident_line() does (history.h). */
+static int ident_split(struct history_ident *out, const char *id)
+{
+	const char *lt = strchr(id, '<'), *gt = lt ? strchr(lt + 1, '>') : NULL;
+	const char *ne = lt;
+
+	if (!gt)
+		lt = ne = gt = id;
+	else
+		while (ne > id && is_blank(ne[-1]))
+			ne--;
+	out->name = strndup(id, (size_t)(ne - id));
+	out->email = strndup(lt == gt ? gt : lt + 1,
+			     lt == gt ? 0 : (size_t)(gt - lt - 1));
+	if (!out->name || !out->email) {
+		free(out->name);
+		free(out->email);
+		return error_oom();
+	}
+	return 0;
+}
+
+static int idents_grow(struct idents *I)
+{
+	size_t ns = I->nslots ? I->nslots * 2 : 256, i;
+	uint32_t *s;
+
+	if (I->n == I->alloc) {
+		size_t na = I->alloc ? I->alloc * 2 : 64;
+		void *v = realloc(I->v, na * sizeof(*I->v));
+		void *k = v ? realloc(I->key, na * sizeof(*I->key)) : NULL;
+
+		if (v)
+			I->v = v;
+		if (!k)
+			return error_oom();
+		I->key = k;
+		I->alloc = na;
+	}
+	if (I->n + 1 <= I->nslots / 2)
+		return 0;
+	if (!(s = calloc(ns, sizeof(*s))))
+		return error_oom();
+	for (i = 0; i < I->n; i++) {
+		size_t k = ident_hash(I->key[i]) & (ns - 1);
+
+		while (s[k])
+			k = (k + 1) & (ns - 1);
+		s[k] = (uint32_t)i + 1;
+	}
+	free(I->slots);
+	I->slots = s;
+	I->nslots = ns;
+	return 0;
+}
+
+/* The index of ident `id` (NULL: a commit without author), added once. */
+static int idents_intern(struct idents *I, const char *id, uint32_t *out)
+{
+	size_t k;
+	int rc;
+
+	if (!id)
+		id = "";
+	if ((rc = idents_grow(I)) < 0)
+		return rc;
+	for (k = ident_hash(id) & (I->nslots - 1); I->slots[k];
+	     k = (k + 1) & (I->nslots - 1)) {
+		if (!strcmp(I->key[I->slots[k] - 1], id)) {
+			*out = I->slots[k] - 1;
+			return 0;
+		}
+	}
+	if (!(I->key[I->n] = strdup(id)))
+		return error_oom();
+	if ((rc = ident_split(&I->v[I->n], id)) < 0) {
+		free(I->key[I->n]);
+		return rc;
+	}
+	I->slots[k] = (uint32_t)I->n + 1;
+	*out = (uint32_t)I->n++;
+	return 0;
+}
+
+static void idents_release(struct idents *I)
+{
+	size_t i;
+
+	for (i = 0; i < I->n; i++) {
+		free(I->key[i]);
+		free(I->v[i].name);
+		free(I->v[i].email);
+	}
+	free(I->v);
+	free(I->key);
+	free(I->slots);
+	memset(I, 0, sizeof(*I));
+}
 
 static int grow_slots(struct loader *L)
 {
@@ -125,12 +253,15 @@ static int64_t committer_time(const char *p, size_t len)
 }
 
 /*
- * What the history needs of a commit's headers: its tree, its parents and
- * the committer's time, as libgit2 parses them.
+ * What the history needs of a commit's headers: its tree, its parents,
+ * the committer's time, as libgit2 parses them, and the author: its
+ * ident (up to the last '>') and time, from the last "author" header, as
+ * git's pretty formats (%aN, %at) take them.
  */
 struct parsed {
 	git_oid tree;
-	int64_t time;
+	int64_t time, author_time;
+	char *ident;                /* malloc'd, NUL-ended; NULL: none */
 	uint32_t nparents;
 	git_oid two[2];             /* the parents, up to two */
 	git_oid *more;              /* all of them when more (malloc'd) */
@@ -146,6 +277,25 @@ static void parsed_release(struct parsed *c)
 {
 	free(c->more);
 	c->more = NULL;
+	free(c->ident);
+	c->ident = NULL;
+}
+
+/* "author NAME <EMAIL> TIME TZ" (p, n bytes, without "author "). */
+static int parse_author(struct parsed *c, const char *p, size_t n)
+{
+	const char *gt = memrchr(p, '>', n);
+	size_t len = gt ? (size_t)(gt + 1 - p) : n;
+	char *id = malloc(len + 1);
+
+	if (!id)
+		return error_oom();
+	memcpy(id, p, len);
+	id[len] = '\0';
+	free(c->ident);
+	c->ident = id;
+	c->author_time = gt ? committer_time(p, n) : 0;
+	return 0;
 }
 
 static int add_parent(struct parsed *c, const git_oid *id)
@@ -200,6 +350,9 @@ static int parse_commit(struct parsed *c, const char *p, size_t len)
 			parents = false;
 			if (n > 10 && !memcmp(p, "committer ", 10))
 				c->time = committer_time(p, n);
+			else if (n >= 7 && !memcmp(p, "author ", 7) &&
+				 parse_author(c, p + 7, n - 7) < 0)
+				return STRATA_ENOMEM;
 		}
 		if (!eol)
 			break;
@@ -447,6 +600,9 @@ static int add_commit(struct loader *L, struct repository *repo,
 	git_oid_cpy(&r->oid, oid);
 	git_oid_cpy(&r->tree, &c->tree);
 	r->time = c->time;
+	r->author_time = c->author_time;
+	if ((rc = idents_intern(&L->idents, c->ident, &r->author)) < 0)
+		goto done;
 	graft = repository_graft_of(repo, oid);
 	np = graft ? (unsigned)graft->nparents : c->nparents;
 	parents = graft ? graft->parents : parsed_parents(c);
@@ -621,6 +777,8 @@ int history_load_progress(struct history **out, struct repository *repo,
 		git_oid_cpy(&c->oid, &r->oid);
 		git_oid_cpy(&c->tree, &r->tree);
 		c->time = r->time;
+		c->author_time = r->author_time;
+		c->author = r->author;
 		c->boundary = r->boundary;
 		c->parents = (uint32_t)h->nparents;
 		c->nparents = r->nparents;
@@ -641,8 +799,16 @@ int history_load_progress(struct history **out, struct repository *repo,
 	}
 	for (i = 0; i < h->n; i++)
 		insert(h->slots, h->nslots, &h->commits[i].oid, (uint32_t)i);
+	/* The names and emails go to the history; the keys are done with. */
+	h->idents = L.idents.v;
+	h->nidents = L.idents.n;
+	for (i = 0; i < L.idents.n; i++)
+		free(L.idents.key[i]);
+	L.idents.v = NULL;
+	L.idents.n = 0;
 done:
 	ahead_release(&A);
+	idents_release(&L.idents);
 	free(L.raw);
 	free(L.pool);
 	free(L.slots);
@@ -662,6 +828,11 @@ void history_free(struct history *h)
 {
 	if (!h)
 		return;
+	for (size_t i = 0; i < h->nidents; i++) {
+		free(h->idents[i].name);
+		free(h->idents[i].email);
+	}
+	free(h->idents);
 	free(h->commits);
 	free(h->parents);
 	free(h->slots);

@@ -29,9 +29,14 @@
 #include "strata/report.h"
 #include "strata/repository.h"
 #include "strata/snapshots.h"
+#include "strata/cohorts.h"
+#include "strata/mailmap.h"
 #include "strata/tally.h"
 
 enum command { CMD_BLAME, CMD_TABLE, CMD_REPORT };
+
+/* The cohort of `strata table --by`. */
+enum table_by { BY_RELEASE, BY_YEAR, BY_AUTHOR, BY_ORG };
 
 struct strlist {
 	const char **v;
@@ -56,6 +61,11 @@ struct options {
 	long chart_width, chart_height;
 	int dark;
 	enum snapshots_when history;
+	enum cohorts_date date;     /* --date */
+	int no_authors;             /* --no-authors */
+	const char *org_map;        /* --org-map FILE */
+	struct orgmap *orgmap;      /* read from it before any work */
+	enum table_by by;           /* --by */
 };
 
 static const char usage_main[] =
@@ -110,6 +120,15 @@ static const char usage_main[] =
 	"  --history WHEN         snapshots for the history: releases, year,\n"
 	"                         quarter, month or none (report: releases;\n"
 	"                         table: none; with it the table shows them)\n"
+	"  --date committer|author  the date that puts a commit in a year\n"
+	"                         (default: committer)\n"
+	"  --org-map FILE         organisations of email addresses and\n"
+	"                         domains, in gitdm's format (default: the\n"
+	"                         email's domain)\n"
+	"\n"
+	"options for table:\n"
+	"  --by release|year|author|org  the cohort of the table (default:\n"
+	"                         release)\n"
 	"\n"
 	"options for report:\n"
 	"  --out DIR              where to publish (default: output)\n"
@@ -118,6 +137,8 @@ static const char usage_main[] =
 	"  --chart-width N        chart width in CSS pixels (default: 720)\n"
 	"  --chart-height N       chart height in CSS pixels (default: 480)\n"
 	"  --theme light|dark     chart colours (default: light)\n"
+	"  --no-authors           leave out the views of authors and\n"
+	"                         organisations\n"
 	"\n"
 	"An option given to a command it does not apply to is an error.\n"
 	"Exit status: 0 success, 1 failure, 2 usage error.\n"
@@ -152,10 +173,16 @@ static const char usage_table[] =
 	"--depth levels, how many files are untouched since the first\n"
 	"release, and what --include, --exclude and --skip-vendored left out.\n"
 	"\n"
-	"options: --tags ERE, --group ERE, --tag-scope SCOPE, --title TEXT,\n"
-	"--depth N, --rev REV, --first-parent, -w, --ignore-rev REV,\n"
-	"--ignore-revs-file F, --include GLOB, --exclude GLOB,\n"
-	"--skip-vendored, --jobs N, --quiet, --verbose (see strata --help)\n";
+	"With --by year, author or org, the table gives the lines, share and\n"
+	"commits of each calendar year, author (after .mailmap) or\n"
+	"organisation instead of each release.\n"
+	"\n"
+	"options: --by release|year|author|org, --date committer|author,\n"
+	"--org-map FILE, --tags ERE, --group ERE, --tag-scope SCOPE,\n"
+	"--title TEXT, --depth N, --rev REV, --first-parent, -w,\n"
+	"--ignore-rev REV, --ignore-revs-file F, --include GLOB,\n"
+	"--exclude GLOB, --skip-vendored, --jobs N, --quiet, --verbose\n"
+	"(see strata --help)\n";
 
 static const char usage_report[] =
 	"usage: strata report [REPO] [--rev REV] [--out DIR] [options]\n"
@@ -169,7 +196,8 @@ static const char usage_report[] =
 	"../lib/strata/ from it.\n"
 	"\n"
 	"options: --out DIR, --force, --templates DIR, --chart-width N,\n"
-	"--chart-height N, --theme light|dark, --tags ERE, --group ERE,\n"
+	"--chart-height N, --theme light|dark, --no-authors,\n"
+	"--date committer|author, --org-map FILE, --tags ERE, --group ERE,\n"
 	"--tag-scope SCOPE, --title TEXT, --depth N, --rev REV,\n"
 	"--first-parent, -w, --ignore-rev REV, --ignore-revs-file F,\n"
 	"--include GLOB, --exclude GLOB, --skip-vendored, --jobs N, --quiet,\n"
@@ -251,6 +279,10 @@ static const struct {
 	{ "--chart-width", FOR(CMD_REPORT) },
 	{ "--chart-height", FOR(CMD_REPORT) },
 	{ "--theme", FOR(CMD_REPORT) },
+	{ "--date", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
+	{ "--org-map", FOR(CMD_TABLE) | FOR(CMD_REPORT) },
+	{ "--by", FOR(CMD_TABLE) },
+	{ "--no-authors", FOR(CMD_REPORT) },
 };
 
 static int check_scope(const char *arg, enum command cmd, const char *name)
@@ -268,6 +300,21 @@ static int check_scope(const char *arg, enum command cmd, const char *name)
 				  "--help')", (int)len, arg, name, name);
 	}
 	return 0;
+}
+
+static int parse_by(enum table_by *out, const char *v)
+{
+	static const char *const names[] = {"release", "year", "author",
+					    "org"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		if (!strcmp(v, names[i])) {
+			*out = (enum table_by)i;
+			return 0;
+		}
+	}
+	return error_setc(STRATA_EUSAGE, "invalid value '%s' for '--by': "
+			  "expected release, year, author or org", v);
 }
 
 static int parse_args(struct options *o, int argc, char **argv)
@@ -301,6 +348,14 @@ static int parse_args(struct options *o, int argc, char **argv)
 			o->nul = 1;
 		} else if (!strcmp(a, "--skip-vendored")) {
 			o->skip_vendored = 1;
+		} else if (!strcmp(a, "--no-authors")) {
+			o->no_authors = 1;
+		} else if (VALUE("--date")) {
+			rc = v ? cohorts_parse_date(&o->date, v) : 0;
+		} else if (VALUE("--org-map")) {
+			o->org_map = v;
+		} else if (VALUE("--by")) {
+			rc = v ? parse_by(&o->by, v) : 0;
 		} else if (VALUE("--rev")) {
 			o->rev = v;
 		} else if (VALUE("--tags")) {
@@ -1036,8 +1091,51 @@ static void no_release_note(char *buf, size_t size,
 			 in->tags_elsewhere, in->tags_later, in->tags_skipped);
 }
 
+/* Lines per year, author or organisation (--by), in the view's order. */
+static void print_cohorts(const struct cohort_view *v, const char *head,
+			  uint64_t total, int fully)
+{
+	size_t i, wname = strlen(head);
+	int wlines = (int)strlen("lines"), wcommits = (int)strlen("commits");
+
+	for (i = 0; i < v->n; i++) {
+		size_t w = quote_width(v->v[i].name, fully);
+
+		if (w > wname)
+			wname = w;
+		if (digits(v->v[i].lines) > wlines)
+			wlines = digits(v->v[i].lines);
+		if (digits(v->v[i].commits) > wcommits)
+			wcommits = digits(v->v[i].commits);
+	}
+	printf("%-*s  %*s  %7s  %*s\n", (int)wname, head, wlines, "lines",
+	       "share", wcommits, "commits");
+	for (i = 0; i < v->n; i++) {
+		const struct cohort *c = &v->v[i];
+
+		put_name(c->name, wname, fully);
+		printf("  %*llu  %6.2f%%  %*llu\n", wlines,
+		       (unsigned long long)c->lines,
+		       total ? 100.0 * (double)c->lines / (double)total : 0.0,
+		       wcommits, (unsigned long long)c->commits);
+	}
+}
+
+/* The table of --by year, author or org: the cohorts and what was left. */
+static void print_by(const struct tally *t, enum table_by by, int fully)
+{
+	const struct cohorts *c = t->cohorts;
+
+	if (by == BY_YEAR)
+		print_cohorts(&c->years, "year", c->total_lines, fully);
+	else if (by == BY_AUTHOR)
+		print_cohorts(&c->authors, "author", c->total_lines, fully);
+	else
+		print_cohorts(&c->orgs, "organisation", c->total_lines, fully);
+}
+
 static int print_table(const struct tally *t, const struct report_info *in,
-		       int fully)
+		       enum table_by by, int fully)
 {
 	char note[256];
 	const char *first = t->nreleases ? t->releases[0].name : "-";
@@ -1050,6 +1148,10 @@ static int print_table(const struct tally *t, const struct report_info *in,
 	       (unsigned long long)t->total_lines,
 	       plural(t->total_lines, "line", "lines"), t->nfiles,
 	       plural(t->nfiles, "file", "files"));
+	if (by != BY_RELEASE) {
+		print_by(t, by, fully);
+		goto notes;
+	}
 	print_releases(t, fully);
 	if ((rc = print_dirs(t, fully)) < 0)
 		return rc;
@@ -1063,6 +1165,7 @@ static int print_table(const struct tally *t, const struct report_info *in,
 		       (unsigned long long)t->untouched_lines,
 		       plural(t->untouched_lines, "line", "lines"));
 	}
+notes:
 	print_left_out(in);
 	if (in->nboundary)
 		printf("note: shallow clone: %zu %s cut off; their lines "
@@ -1325,6 +1428,9 @@ static int check_options(struct options *o)
 		return rc;
 	if (o->cmd == CMD_REPORT && (rc = source_date(&o->generated)) < 0)
 		return rc;
+	/* A bad line of the map is bad input: exit 1, before the engine. */
+	if (o->org_map && (rc = orgmap_load(&o->orgmap, o->org_map)) < 0)
+		return rc;
 	o->filter.include = o->include.v;
 	o->filter.ninclude = o->include.n;
 	o->filter.exclude = o->exclude.v;
@@ -1423,6 +1529,30 @@ static int check_found(const struct options *o, const struct blame_result *b)
 			 filters_given(o, given, sizeof(given)));
 }
 
+/* The years, authors and organisations, when the command shows them. */
+static int build_cohorts(struct cohorts **out, const struct options *o,
+			 struct repository *repo, const struct history *h,
+			 const struct blame_result *b, const struct tally *t)
+{
+	struct cohorts_options co = {0};
+	struct mailmap *mm = NULL;
+	int rc;
+
+	*out = NULL;
+	if (o->cmd == CMD_TABLE && o->by == BY_RELEASE)
+		return 0;
+	co.date = o->date;
+	co.authors = o->cmd == CMD_TABLE ? o->by >= BY_AUTHOR : !o->no_authors;
+	co.orgmap = o->orgmap;
+	if (co.authors &&
+	    (rc = mailmap_load(&mm, repo, &h->commits[h->n - 1].tree)) < 0)
+		return rc;
+	co.mailmap = mm;
+	rc = cohorts_build(out, h, b, t, &co);
+	mailmap_free(mm);
+	return rc;
+}
+
 /* The tally and what table and report say about the run. */
 static int run_tally(struct options *o, struct repository *repo,
 		     const struct history *h, const struct blame_result *b,
@@ -1431,6 +1561,7 @@ static int run_tally(struct options *o, struct repository *repo,
 		     struct report_info *info, const struct timespec *t0)
 {
 	struct tally *t = NULL;
+	struct cohorts *coh = NULL;
 	struct report_options rep = {0};
 	char **ignore_hex = NULL;
 	size_t i;
@@ -1439,6 +1570,9 @@ static int run_tally(struct options *o, struct repository *repo,
 	if ((rc = tally_build(&t, b, rel, (unsigned)o->depth, NULL, NULL)) < 0)
 		goto done;
 	t->history = snap;
+	if ((rc = build_cohorts(&coh, o, repo, h, b, t)) < 0)
+		goto done;
+	t->cohorts = coh;
 	if (filter_active(&o->filter)) {
 		struct blame_left_out lo;
 
@@ -1498,7 +1632,7 @@ static int run_tally(struct options *o, struct repository *repo,
 	info->reproducible = o->generated >= 0;
 	info->seconds_total = seconds_since(t0);
 	if (o->cmd == CMD_TABLE) {
-		rc = print_table(t, info, o->quote_fully);
+		rc = print_table(t, info, o->by, o->quote_fully);
 		if (rc == 0 && snap)
 			print_history(t, snap, o->quote_fully);
 		goto done;
@@ -1517,6 +1651,7 @@ done:
 			free(ignore_hex[i]);
 	free(ignore_hex);
 	tally_free(t);
+	cohorts_free(coh);
 	return rc;
 }
 
@@ -1647,6 +1782,7 @@ static void options_release(struct options *o)
 	free(o->include.v);
 	free(o->exclude.v);
 	free(o->paths.v);
+	orgmap_free(o->orgmap);
 }
 
 /*

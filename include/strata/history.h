@@ -11,10 +11,22 @@
 
 #include "strata/repository.h"
 
+/*
+ * A commit's author as git splits the ident (ident.c split_ident_line):
+ * the name before '<' less trailing blanks, the email between '<' and
+ * the first '>' after it; both empty when the ident has no "<...>".
+ */
+struct history_ident {
+	char *name;           /* owned */
+	char *email;          /* owned */
+};
+
 struct history_commit {
 	git_oid oid;
 	git_oid tree;
 	int64_t time;         /* committer time, seconds since the epoch */
+	int64_t author_time;  /* author time, the same */
+	uint32_t author;      /* index into history.idents */
 	uint32_t parents;     /* index of the first parent in history.parents */
 	uint32_t nparents;    /* 0 for roots and shallow boundaries */
 	uint32_t nchildren;   /* commits in this history that list it as parent */
@@ -28,6 +40,10 @@ struct history {
 	size_t nparents;
 	int first_parent;     /* loaded with only first parents */
 	size_t nboundary;     /* commits cut off by a shallow clone */
+	/* The distinct author idents (by their bytes), in order of first
+	 * sight; every commit's `author` points here. */
+	struct history_ident *idents;
+	size_t nidents;
 	/* private: OID lookup */
 	uint32_t *slots;
 	size_t nslots;

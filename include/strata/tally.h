@@ -13,6 +13,7 @@
 #include "strata/releases.h"
 
 struct snapshots;
+struct cohorts;
 
 struct tally_release {
 	const char *name;        /* borrowed from struct releases */
@@ -59,6 +60,8 @@ struct tally {
 	unsigned depth;                 /* directory levels tallied (>= 1) */
 	/* The snapshots of the history, or NULL (borrowed; snapshots.h). */
 	const struct snapshots *history;
+	/* Years, authors, organisations, or NULL (borrowed; cohorts.h). */
+	const struct cohorts *cohorts;
 };
 
 /* Keep a file in the tally? (--include/--exclude); NULL keeps all. */

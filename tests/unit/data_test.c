@@ -124,7 +124,7 @@ static struct tally_dir tdirs[] = {
 };
 
 static struct tally tally = {
-	trels, 4, 16, tfiles, 6, tdirs, 4, 2, 5, 2, NULL,
+	trels, 4, 16, tfiles, 6, tdirs, 4, 2, 5, 2, NULL, NULL,
 };
 
 static const char *const ignore[] = {
@@ -324,7 +324,7 @@ static struct tally_release trels2[] = {
 	{ "3.0a", &rels2[1], 31, 96.875, 0 },
 };
 static struct tally_dir tdirs2[] = { { "", 0, 0, 32, g_all, 0, 0, 3.125 } };
-static struct tally tally2 = { trels2, 2, 32, NULL, 0, tdirs2, 1, 0, 0, 1, NULL };
+static struct tally tally2 = { trels2, 2, 32, NULL, 0, tdirs2, 1, 0, 0, 1, NULL, NULL };
 
 static const char releases2_csv[] =
 	"release,tag,date,commits,lines,share" EOL

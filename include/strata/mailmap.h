@@ -1,0 +1,76 @@
+/*
+ * mailmap: the author names of git's .mailmap, and the organisations of
+ * a gitdm-style map of email addresses and domains.
+ *
+ * A mailmap resolves (name, email) exactly as `git log --format=%aN`
+ * does (git 2.39 mailmap.c): emails match case-insensitively (ASCII), an
+ * entry with an old name matches that name case-insensitively, an entry
+ * by email only matches every name; a later entry for the same key
+ * replaces an earlier one. docs/cohorts.md states the rules.
+ */
+#ifndef STRATA_MAILMAP_H
+#define STRATA_MAILMAP_H
+
+#include <git2.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strata/repository.h"
+
+struct mailmap;
+
+/* An empty mailmap: *out is the caller's, freed with mailmap_free(). */
+int mailmap_new(struct mailmap **out);
+
+/* Add the lines of a .mailmap text (git's syntax; bad lines ignored). */
+int mailmap_add_buffer(struct mailmap *m, const char *buf, size_t len);
+
+/*
+ * The mailmap git would use for commit `rev` of `repo`: REV's own
+ * .mailmap blob, then the blob named by mailmap.blob, then the file named
+ * by mailmap.file (later entries win). A missing one is skipped.
+ */
+int mailmap_load(struct mailmap **out, struct repository *repo,
+		 const git_oid *rev_tree);
+
+/*
+ * The name and email of (name, email) after the map; *name_out and
+ * *email_out point at the inputs or into the map (borrowed).
+ */
+void mailmap_resolve(const struct mailmap *m, const char *name,
+		     const char *email, const char **name_out,
+		     const char **email_out);
+
+void mailmap_free(struct mailmap *m);
+
+/*
+ * An organisation map, gitdm's format: "ADDRESS-OR-DOMAIN ORGANISATION"
+ * per line, optionally ending "< YYYY-MM-DD" (the affiliation ends that
+ * day, 00:00 UTC); '#' starts a comment.
+ */
+struct orgmap;
+
+/*
+ * Read FILE. A line that is not an entry fails the load with
+ * "'FILE' line N: ..." (STRATA_EUSAGE is not used: it is bad input).
+ */
+int orgmap_load(struct orgmap **out, const char *path);
+
+/* Parse a map from memory; `path` names it in errors. */
+int orgmap_parse(struct orgmap **out, const char *path, const char *buf,
+		 size_t len);
+
+/*
+ * The organisation of `email` on date `when`: the entry of the address,
+ * else of its domain, else of each parent domain (the most specific that
+ * is in the map and whose affiliation has not ended by `when`); without
+ * one (or without a map), the email's domain in lower case, or
+ * "(unknown)" for an email without one. Writes into buf (size bytes) when
+ * it must; the result is borrowed from the map or buf.
+ */
+const char *orgmap_resolve(const struct orgmap *m, const char *email,
+			   int64_t when, char *buf, size_t size);
+
+void orgmap_free(struct orgmap *m);
+
+#endif
