@@ -1,23 +1,20 @@
 #include "strata/filter.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "strata/attr.h"
 #include "strata/error.h"
 
 /*
- * git's wildmatch, written over explicit ends. The results are git's,
- * including its two early exits: ABORT_ALL (the text ran out, or the
- * pattern is malformed: nothing can match) and ABORT_TO_STARSTAR (a '*'
- * that cannot cross '/' gives up to an enclosing '**').
+ * git's wildmatch, over explicit ends: the bracket expressions and
+ * classes below are its own; the matching is after them.
  */
-enum { WM_MATCH, WM_NOMATCH, WM_ABORT_ALL, WM_ABORT_TO_STARSTAR };
-
 typedef unsigned char uchar;
 
 struct wild {
-	const uchar *pstart, *pend, *tend;
+	const uchar *pstart, *pend;
 	unsigned flags;
 };
 
@@ -60,11 +57,6 @@ static int in_class(const uchar *name, size_t len, uchar c)
 						  (c | 32) <= 'f');
 	return -1;
 #undef IS
-}
-
-static int glob_special(uchar c)
-{
-	return c == '*' || c == '?' || c == '[' || c == '\\';
 }
 
 /*
@@ -141,122 +133,189 @@ static int bracket(const struct wild *w, const uchar **pp, uchar t_ch)
 	return matched != negated;
 }
 
-static int dowild(const struct wild *w, const uchar *p, const uchar *t);
+/*
+ * Matching runs the glob as an automaton over its tokens (a byte, '?', a
+ * bracket expression, a run of stars), with the set of the tokens
+ * reached so far: time in the glob's length times the text's, where
+ * wildmatch's backtracking is exponential in the number of stars. The
+ * answers are wildmatch's (its early exits only cut work short). A
+ * token's state is its offset in the glob; the glob's length is the end.
+ */
+enum tok_kind { TOK_BYTE, TOK_ANY, TOK_BRACKET, TOK_STAR };
 
-/* The '*' or '**' at p (text at t); returns like dowild(), or -1 to go on
- * with the pattern and text in *pp and *tp, each before the '/' to take. */
-static int star(const struct wild *w, const uchar **pp, const uchar **tp)
+struct tok {
+	enum tok_kind kind;
+	const uchar *next;      /* the token after it */
+	uchar ch;               /* TOK_BYTE: the byte */
+	int slash;              /* TOK_STAR: it takes '/' too */
+	int skip;               /* TOK_STAR: "**" and '/' may match nothing */
+};
+
+/* The run of stars at p, with wildmatch's rules for "**". */
+static void tok_star(const struct wild *w, const uchar *p, struct tok *k)
 {
-	const uchar *p = *pp, *t = *tp, *pe = w->pend, *te = w->tend;
+	const uchar *q = p + 1, *pe = w->pend;
+
+	k->kind = TOK_STAR;
+	k->skip = 0;
+	k->slash = !(w->flags & FILTER_PATHNAME);
+	while (q < pe && *q == '*')
+		q++;
+	k->next = q;
+	if (q - p < 2 || k->slash)
+		return;
+	if ((p == w->pstart || p[-1] == '/') &&
+	    (q == pe || *q == '/' ||
+	     (q + 1 < pe && q[0] == '\\' && q[1] == '/'))) {
+		k->slash = 1;
+		k->skip = q < pe && *q == '/';
+	}
+}
+
+/* The token at p (p < pend): 0, or -1 for a malformed bracket. */
+static int tok_read(const struct wild *w, const uchar *p, struct tok *k)
+{
 	const uchar *q = p + 1;
-	int match_slash, matched;
 
-	if (q < pe && *q == '*') {
-		const uchar *prev = p - 1;
-
-		while (q < pe && *q == '*')
-			q++;
-		if (!(w->flags & FILTER_PATHNAME)) {
-			match_slash = 1;
-		} else if ((prev < w->pstart || *prev == '/') &&
-			   (q == pe || *q == '/' ||
-			    (q + 1 < pe && q[0] == '\\' && q[1] == '/'))) {
-			/* "**" + '/': also nothing at all. */
-			if (q < pe && *q == '/' &&
-			    dowild(w, q + 1, t) == WM_MATCH)
-				return WM_MATCH;
-			match_slash = 1;
-		} else {
-			match_slash = 0;
-		}
-	} else {
-		match_slash = !(w->flags & FILTER_PATHNAME);
+	k->kind = TOK_BYTE;
+	k->ch = *p;
+	k->next = q;
+	switch (*p) {
+	case '*':
+		tok_star(w, p, k);
+		break;
+	case '?':
+		k->kind = TOK_ANY;
+		break;
+	case '[':
+		if (bracket(w, &q, 0) < 0)
+			return -1;
+		k->kind = TOK_BRACKET;
+		k->next = q + 1;
+		break;
+	case '\\':
+		/* At the end of the glob, it quotes the NUL after it. */
+		k->ch = q < w->pend ? *q : 0;
+		k->next = q < w->pend ? q + 1 : q;
+		break;
 	}
-	p = q;
-	if (p == pe)
-		return match_slash || !memchr(t, '/', (size_t)(te - t)) ?
-		       WM_MATCH : WM_NOMATCH;
-	if (!match_slash && *p == '/') {
-		const uchar *slash = memchr(t, '/', (size_t)(te - t));
-
-		if (!slash)
-			return WM_NOMATCH;
-		*pp = p;
-		*tp = slash;
-		return -1;
-	}
-	while (t < te) {
-		if (!glob_special(*p)) {
-			while (t < te && (match_slash || *t != '/') && *t != *p)
-				t++;
-			if (t == te || *t != *p)
-				return WM_NOMATCH;
-		}
-		matched = dowild(w, p, t);
-		if (matched != WM_NOMATCH) {
-			if (!match_slash || matched != WM_ABORT_TO_STARSTAR)
-				return matched;
-		} else if (!match_slash && *t == '/') {
-			return WM_ABORT_TO_STARSTAR;
-		}
-		t++;
-	}
-	return WM_ABORT_ALL;
+	return 0;
 }
 
-static int dowild(const struct wild *w, const uchar *p, const uchar *t)
+/* 1 if the token k at p takes the text byte c. */
+static int tok_takes(const struct wild *w, const uchar *p,
+		     const struct tok *k, uchar c)
 {
-	const uchar *pe = w->pend, *te = w->tend;
+	int slash = c == '/' && (w->flags & FILTER_PATHNAME);
 
-	for (; p < pe; t++, p++) {
-		uchar p_ch = *p, t_ch;
-		int r;
-
-		if (t == te && p_ch != '*')
-			return WM_ABORT_ALL;
-		t_ch = t < te ? *t : 0;
-		switch (p_ch) {
-		case '\\':
-			/* At the end of the pattern, p_ch 0 matches nothing. */
-			p_ch = ++p < pe ? *p : 0;
-			if (t_ch != p_ch)
-				return WM_NOMATCH;
-			break;
-		case '?':
-			if ((w->flags & FILTER_PATHNAME) && t_ch == '/')
-				return WM_NOMATCH;
-			break;
-		case '*':
-			if ((r = star(w, &p, &t)) >= 0)
-				return r;
-			break;
-		case '[':
-			++p;
-			r = bracket(w, &p, t_ch);
-			if (r < 0)
-				return WM_ABORT_ALL;
-			if (!r || ((w->flags & FILTER_PATHNAME) && t_ch == '/'))
-				return WM_NOMATCH;
-			break;
-		default:
-			if (t_ch != p_ch)
-				return WM_NOMATCH;
-			break;
-		}
+	switch (k->kind) {
+	case TOK_BYTE:
+		return c == k->ch;
+	case TOK_ANY:
+		return !slash;
+	case TOK_BRACKET:
+		p++;
+		return !slash && bracket(w, &p, c) == 1;
+	case TOK_STAR:
+		return k->slash || c != '/';
 	}
-	return t < te ? WM_NOMATCH : WM_MATCH;
+	return 0;
 }
+
+/*
+ * A run of stars has one state at its offset, or with `skip` two: its
+ * entry (which also reaches past its '/') and, one further, the star
+ * taking bytes. In the set `nxt`, the states it reaches by taking
+ * nothing.
+ */
+static void tok_close(const struct wild *w, const struct tok *k,
+		      size_t i, uchar *nxt)
+{
+	size_t loop = i + (size_t)k->skip, q = (size_t)(k->next - w->pstart);
+
+	if (nxt[i] && k->skip) {
+		nxt[loop] = 1;
+		nxt[q + 1] = 1;
+	}
+	if (nxt[loop])
+		nxt[q] = 1;
+}
+
+/*
+ * From the set cur, whose first token is at *lo, the set after the text
+ * byte c (or, with c < 0, cur closed) in nxt; *lo becomes nxt's first
+ * token. Returns 0 if nxt is empty. Every move goes forward but a
+ * star's taking a byte, so one pass closes the set.
+ */
+static int wild_step(const struct wild *w, const uchar *cur, uchar *nxt,
+		     size_t *lo, int c)
+{
+	size_t plen = (size_t)(w->pend - w->pstart), first = plen, i, from;
+	const uchar *p;
+	struct tok k;
+
+	if (c >= 0)
+		memset(nxt + *lo, 0, plen + 1 - *lo);
+	for (p = w->pstart + *lo; p < w->pend; p = k.next) {
+		i = (size_t)(p - w->pstart);
+		tok_read(w, p, &k);
+		from = k.kind == TOK_STAR ? i + (size_t)k.skip : i;
+		if (c >= 0 && cur[from] && tok_takes(w, p, &k, (uchar)c))
+			nxt[k.kind == TOK_STAR ? from :
+			    (size_t)(k.next - w->pstart)] = 1;
+		if (k.kind == TOK_STAR)
+			tok_close(w, &k, i, nxt);
+		if ((nxt[i] || nxt[from]) && first == plen)
+			first = i;
+	}
+	*lo = first;
+	return first < plen || nxt[plen];
+}
+
+/* 1 if every bracket of the glob is well formed (else it never matches). */
+static int wild_sound(const struct wild *w)
+{
+	const uchar *p;
+	struct tok k;
+
+	for (p = w->pstart; p < w->pend; p = k.next)
+		if (tok_read(w, p, &k) < 0)
+			return 0;
+	return 1;
+}
+
+#define WILD_STACK 512
 
 int filter_glob_match(const char *pat, size_t plen, const char *text,
 		      size_t tlen, unsigned flags)
 {
+	uchar stack[2 * (WILD_STACK + 1)], *a = stack, *b, *swap;
 	struct wild w;
+	size_t i, lo = 0;
+	int ok;
 
 	w.pstart = (const uchar *)pat;
 	w.pend = w.pstart + plen;
-	w.tend = (const uchar *)text + tlen;
 	w.flags = flags;
-	return dowild(&w, w.pstart, (const uchar *)text) == WM_MATCH;
+	if (!wild_sound(&w))
+		return 0;
+	/* Out of memory for a glob this long: no match, as for a bad one. */
+	if (plen > WILD_STACK && !(a = malloc(2 * (plen + 1))))
+		return 0;
+	b = a + plen + 1;
+	memset(a, 0, plen + 1);
+	a[0] = 1;
+	ok = wild_step(&w, a, a, &lo, -1);
+	for (i = 0; ok && i < tlen; i++) {
+		ok = wild_step(&w, a, b, &lo, (uchar)text[i]);
+		swap = a;
+		a = b;
+		b = swap;
+	}
+	ok = ok && a[plen];
+	if (plen > WILD_STACK)
+		free(a < b ? a : b);
+	return ok;
 }
 
 int filter_glob_check(const char *pat, const char *opt)
@@ -269,7 +328,6 @@ int filter_glob_check(const char *pat, const char *opt)
 				  "it is empty", opt);
 	w.pstart = (const uchar *)pat;
 	w.pend = w.pstart + strlen(pat);
-	w.tend = NULL;
 	w.flags = 0;
 	for (p = w.pstart; p < w.pend; p++) {
 		if (*p == '\\') {
