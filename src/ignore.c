@@ -1,8 +1,12 @@
 #include "strata/ignore.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "strata/error.h"
 
@@ -628,4 +632,163 @@ done:
 	prints_release(&pa);
 	prints_release(&pb);
 	return rc;
+}
+
+/* ---- object name lists ---- */
+
+static int too_large(const char *path)
+{
+	return error_set("object name list '%s' is larger than %zu MiB", path,
+			 IGNORE_REVS_MAX >> 20);
+}
+
+/* fd to its end, in at most IGNORE_REVS_MAX bytes; `hint`: its size. */
+static int read_all(char **out, size_t *len, int fd, const char *path,
+		    size_t hint)
+{
+	size_t cap = hint < 64 ? 64 : hint + 1, got = 0;
+	char *buf = malloc(cap + 1), *nb;
+	ssize_t r;
+
+	if (!buf)
+		return error_oom();
+	for (;;) {
+		if (got == cap) {
+			if (cap > IGNORE_REVS_MAX) {
+				free(buf);
+				return too_large(path);
+			}
+			cap = cap > IGNORE_REVS_MAX / 2 ? IGNORE_REVS_MAX + 1
+							: 2 * cap;
+			if (!(nb = realloc(buf, cap + 1))) {
+				free(buf);
+				return error_oom();
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + got, cap - got);
+		if (r == 0)
+			break;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return error_set("could not read object name list "
+					 "'%s': %s", path, strerror(errno));
+		}
+		got += (size_t)r;
+	}
+	buf[got] = '\0';
+	*out = buf;
+	*len = got;
+	return 0;
+}
+
+int ignore_revs_read(char **out, size_t *len, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	int rc;
+
+	if (fd < 0)
+		return error_set("could not open object name list '%s': %s",
+				 path, strerror(errno));
+	if (fstat(fd, &st) < 0)
+		rc = error_set("could not open object name list '%s': %s",
+			       path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		rc = error_set("object name list '%s' is not a regular file",
+			       path);
+	else if ((uint64_t)st.st_size > IGNORE_REVS_MAX)
+		rc = too_large(path);
+	else
+		rc = read_all(out, len, fd, path, (size_t)st.st_size);
+	close(fd);
+	return rc;
+}
+
+/* git's isspace(): space, tab, LF and CR, not VT or FF. */
+static bool git_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static int hex_val(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if ((c | 32) >= 'a' && (c | 32) <= 'f')
+		return (c | 32) - 'a' + 10;
+	return -1;
+}
+
+/*
+ * The line s[0..n) as git reads it: cut at a '#' (git looks for it as in
+ * a C string, so not past a NUL), trimmed. 1 and the name in oid if it is
+ * one, 0 if it is empty, -1 if it is neither.
+ */
+static int parse_line(unsigned char *oid, const char **sp, size_t *np)
+{
+	const char *s = *sp, *hash;
+	size_t n = *np, i;
+
+	hash = memchr(s, '#', strnlen(s, n));
+	if (hash)
+		n = (size_t)(hash - s);
+	while (n && git_space(*s))
+		s++, n--;
+	while (n && git_space(s[n - 1]))
+		n--;
+	*sp = s;
+	*np = n;
+	if (!n)
+		return 0;
+	/* 40 hex digits, then the end or a NUL (git stops there). */
+	if (n < 40 || (n > 40 && s[40]))
+		return -1;
+	for (i = 0; i < 40; i += 2) {
+		int hi = hex_val(s[i]), lo = hex_val(s[i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -1;
+		oid[i / 2] = (unsigned char)(hi << 4 | lo);
+	}
+	return 1;
+}
+
+static int invalid_name(const char *s, size_t n, const char *file)
+{
+	char shown[65];
+	size_t i;
+
+	for (i = 0; i < n && i < sizeof(shown) - 1; i++)
+		shown[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?'
+								  : s[i];
+	shown[i] = '\0';
+	return error_set("invalid object name '%s%s' in '%s'", shown,
+			 n > i ? "..." : "", file);
+}
+
+int ignore_revs_parse(const char *buf, size_t len, const char *file,
+		      int (*fn)(const unsigned char *oid, void *payload),
+		      void *payload)
+{
+	const char *end = buf + len, *eol, *s;
+	unsigned char oid[20];
+	size_t n;
+	int r;
+
+	for (; buf < end; buf = eol + 1) {
+		eol = memchr(buf, '\n', (size_t)(end - buf));
+		if (!eol)
+			eol = end;
+		s = buf;
+		n = (size_t)(eol - buf);
+		r = parse_line(oid, &s, &n);
+		if (r < 0)
+			return invalid_name(s, n, file);
+		if (r > 0 && (r = fn(oid, payload)) < 0)
+			return r;
+	}
+	return 0;
 }

@@ -23,6 +23,7 @@
 #include "strata/error.h"
 #include "strata/filter.h"
 #include "strata/history.h"
+#include "strata/ignore.h"
 #include "strata/publish.h"
 #include "strata/quote.h"
 #include "strata/releases.h"
@@ -560,47 +561,43 @@ static int add_ignore(git_oid **list, size_t *n, size_t *alloc,
 	return 0;
 }
 
-/* Like git: each line a full object name, '#' starts a comment. */
+struct ignore_names {
+	struct repository *repo;
+	git_oid **list;
+	size_t *n, *alloc;
+};
+
+/* A name of the list: names of missing objects are skipped, as git does. */
+static int ignore_name(const unsigned char *raw, void *payload)
+{
+	struct ignore_names *in = payload;
+	git_object *obj = NULL, *c = NULL;
+	git_oid oid;
+	int rc = 0;
+
+	git_oid_fromraw(&oid, raw);
+	if (git_object_lookup(&obj, in->repo->git, &oid, GIT_OBJECT_ANY) < 0)
+		return 0;
+	if (git_object_peel(&c, obj, GIT_OBJECT_COMMIT) == 0)
+		rc = add_ignore(in->list, in->n, in->alloc, git_object_id(c));
+	git_object_free(c);
+	git_object_free(obj);
+	return rc;
+}
+
+/* The commits an object name list (src/ignore.c reads it) names. */
 static int read_ignore_file(struct repository *repo, const char *file,
 			    git_oid **list, size_t *n, size_t *alloc)
 {
-	FILE *f = fopen(file, "r");
-	char line[1024];
-	int rc = 0;
+	struct ignore_names in = {repo, list, n, alloc};
+	char *buf;
+	size_t len;
+	int rc;
 
-	if (!f)
-		return error_set("could not open object name list '%s': %s",
-				 file, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		char *s = line, *e, *hash = strchr(line, '#');
-		git_oid oid;
-		git_object *obj = NULL, *c = NULL;
-
-		if (hash)
-			*hash = '\0';
-		while (isspace((unsigned char)*s))
-			s++;
-		e = s + strlen(s);
-		while (e > s && isspace((unsigned char)e[-1]))
-			*--e = '\0';
-		if (!*s)
-			continue;
-		if (strlen(s) != GIT_OID_HEXSZ || git_oid_fromstr(&oid, s) < 0) {
-			rc = error_set("invalid object name '%s' in '%s'", s,
-				       file);
-			break;
-		}
-		/* Names of missing objects are skipped, as git does. */
-		if (git_object_lookup(&obj, repo->git, &oid, GIT_OBJECT_ANY) < 0)
-			continue;
-		if (git_object_peel(&c, obj, GIT_OBJECT_COMMIT) == 0)
-			rc = add_ignore(list, n, alloc, git_object_id(c));
-		git_object_free(c);
-		git_object_free(obj);
-		if (rc < 0)
-			break;
-	}
-	fclose(f);
+	if ((rc = ignore_revs_read(&buf, &len, file)) < 0)
+		return rc;
+	rc = ignore_revs_parse(buf, len, file, ignore_name, &in);
+	free(buf);
 	return rc;
 }
 

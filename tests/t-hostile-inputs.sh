@@ -65,6 +65,76 @@ case_glob_attr() {
 		{ cat out; return 1; }
 }
 
+# Two commits, the second changing a line: R is the second.
+two_commits() {
+	repo_new r
+	commit_file f one a b c
+	commit_file f two A b c
+	R=$(git rev-parse HEAD)
+}
+
+# Lists that are no regular file, or too large, are refused before any
+# read; old strata hung on the first ones (fgets on /dev/zero, fopen on a
+# FIFO), as git does.
+case_ignore_files() {
+	two_commits
+	local pat="object name list '.*' is not a regular file"
+	expect 1 "$pat" bounded "$STRATA" blame . --ignore-revs-file /dev/zero
+	mkfifo fifo
+	expect 1 "$pat" bounded "$STRATA" blame . --ignore-revs-file fifo
+	ln -s /dev/zero zero-link
+	ln -s fifo fifo-link
+	expect 1 "$pat" bounded "$STRATA" blame . --ignore-revs-file zero-link
+	expect 1 "$pat" bounded "$STRATA" blame . --ignore-revs-file fifo-link
+	mkdir dir
+	expect 1 "$pat" bounded "$STRATA" blame . --ignore-revs-file dir
+	git config blame.ignoreRevsFile fifo
+	expect 1 "object name list '.*/fifo' is not a regular file" \
+		bounded "$STRATA" blame .
+	git config blame.ignoreRevsFile "$PWD/zero-link"
+	expect 1 "$pat" bounded "$STRATA" blame .
+	git config --unset blame.ignoreRevsFile
+	# 64 MiB and one byte: refused; 64 MiB of blank lines: read.
+	head -c $((64 << 20)) /dev/zero | tr '\0' '\n' >big
+	bounded "$STRATA" blame . --ignore-revs-file big >out
+	printf '%s\n' "$R" >>big
+	expect 1 "object name list 'big' is larger than 64 MiB" \
+		bounded "$STRATA" blame . --ignore-revs-file big
+	truncate -s 1T big
+	expect 1 "object name list 'big' is larger than 64 MiB" \
+		bounded "$STRATA" blame . --ignore-revs-file big
+}
+
+# Lists as git reads them: a line longer than any buffer, CRLF, a NUL
+# after the name, a comment after a NUL (not one); VT and FF are no
+# spaces to git. Where git takes the list, the blame is git's; where it
+# refuses it, so does strata.
+case_ignore_parse() {
+	two_commits
+	{ printf '%s # ' "$R"; head -c 5000 /dev/zero | tr '\0' x; echo; } >long
+	parity . HEAD --ignore-revs-file "$PWD/long"
+	printf '# list\r\n\t%s\r\n\r\n' "$R" >crlf
+	parity . HEAD --ignore-revs-file "$PWD/crlf"
+	printf '%s\000junk\n' "$R" >nul
+	parity . HEAD --ignore-revs-file "$PWD/nul"
+	printf '%s' "$R" >no-newline
+	parity . HEAD --ignore-revs-file "$PWD/no-newline"
+	local f
+	printf '\v%s\n' "$R" >vt
+	printf '%s\f\n' "$R" >ff
+	printf 'x\000#\n' >nul-hash
+	printf '%s0\n' "$R" >41
+	printf '%s\r\n' "${R%?}" >39
+	for f in vt ff nul-hash 41 39; do
+		! git blame --ignore-revs-file "$f" f >/dev/null 2>&1 ||
+			{ echo "git takes $f"; return 1; }
+		expect 1 "invalid object name '.*' in '$f'" \
+			bounded "$STRATA" blame . --ignore-revs-file "$f"
+	done
+}
+
 run_case glob_include case_glob_include
 run_case glob_attr case_glob_attr
+run_case ignore_files case_ignore_files
+run_case ignore_parse case_ignore_parse
 finish

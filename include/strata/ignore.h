@@ -65,4 +65,34 @@ int ignore_guess(int32_t *out, const char *p, size_t plen,
 		 const struct diff_hunk *hunks, size_t nhunks,
 		 const unsigned char *want);
 
+/*
+ * The object name lists of --ignore-revs-file and blame.ignoreRevsFile.
+ *
+ * git reads any file, whole: /dev/zero or a FIFO no one writes hangs it.
+ * strata reads a regular file (a symbolic link to one is followed) of at
+ * most IGNORE_REVS_MAX bytes, opened without blocking, so a FIFO, a
+ * device or a directory is an error, and so is a larger file.
+ */
+#define IGNORE_REVS_MAX ((size_t)64 << 20)
+
+/*
+ * Read `path` whole into *out (malloc'd, the caller frees; NUL after its
+ * *len bytes). Returns 0, or STRATA_ERR ("could not open object name list
+ * 'F': WHY", "object name list 'F' is not a regular file", "... is larger
+ * than 64 MiB") or STRATA_ENOMEM.
+ */
+int ignore_revs_read(char **out, size_t *len, const char *path);
+
+/*
+ * Parse a list as git 2.39 does (oidset_parse_file): each line, a '#' and
+ * what follows it removed and then spaces, tabs, CRs and LFs at either
+ * end, is empty or a full object name of 40 hex digits. `fn` gets each
+ * name (20 bytes) in order, and stops the parse by returning < 0. Returns
+ * 0, fn's code, or STRATA_ERR with "invalid object name 'NAME' in 'FILE'"
+ * (the name cut to 64 bytes, control characters as '?').
+ */
+int ignore_revs_parse(const char *buf, size_t len, const char *file,
+		      int (*fn)(const unsigned char *oid, void *payload),
+		      void *payload);
+
 #endif
