@@ -8,14 +8,24 @@
 #include "strata/error.h"
 
 /*
- * git's wildmatch, over explicit ends: the bracket expressions and
- * classes below are its own; the matching is after them.
+ * git's wildmatch, written over explicit ends, with its two early exits:
+ * ABORT_ALL (the text ran out, or the pattern is malformed: nothing can
+ * match) and ABORT_TO_STARSTAR (a '*' that cannot cross '/' gives up to
+ * an enclosing '**'). Its backtracking is fast on the globs people write
+ * but exponential in the stars on some (hours for '*a' fourteen times
+ * and 'b' against sixty a's and a c), so it runs on a budget of steps;
+ * past it, the glob runs as an automaton instead (below), in time its
+ * length times the text's. Both give wildmatch's answers.
  */
+enum { WM_MATCH, WM_NOMATCH, WM_ABORT_ALL, WM_ABORT_TO_STARSTAR,
+       WM_GIVE_UP };
+
 typedef unsigned char uchar;
 
 struct wild {
-	const uchar *pstart, *pend;
+	const uchar *pstart, *pend, *tend;
 	unsigned flags;
+	size_t budget;          /* calls of dowild() left */
 };
 
 /* git's locale-independent ASCII classes (ctype.c). */
@@ -57,6 +67,11 @@ static int in_class(const uchar *name, size_t len, uchar c)
 						  (c | 32) <= 'f');
 	return -1;
 #undef IS
+}
+
+static int glob_special(uchar c)
+{
+	return c == '*' || c == '?' || c == '[' || c == '\\';
 }
 
 /*
@@ -133,13 +148,122 @@ static int bracket(const struct wild *w, const uchar **pp, uchar t_ch)
 	return matched != negated;
 }
 
+static int dowild(struct wild *w, const uchar *p, const uchar *t);
+
+/* The '*' or '**' at p (text at t); returns like dowild(), or -1 to go on
+ * with the pattern and text in *pp and *tp, each before the '/' to take. */
+static int star(struct wild *w, const uchar **pp, const uchar **tp)
+{
+	const uchar *p = *pp, *t = *tp, *pe = w->pend, *te = w->tend;
+	const uchar *q = p + 1;
+	int match_slash, matched;
+
+	if (q < pe && *q == '*') {
+		const uchar *prev = p - 1;
+
+		while (q < pe && *q == '*')
+			q++;
+		if (!(w->flags & FILTER_PATHNAME)) {
+			match_slash = 1;
+		} else if ((prev < w->pstart || *prev == '/') &&
+			   (q == pe || *q == '/' ||
+			    (q + 1 < pe && q[0] == '\\' && q[1] == '/'))) {
+			/* "**" + '/': also nothing at all. */
+			if (q < pe && *q == '/' &&
+			    ((matched = dowild(w, q + 1, t)) == WM_MATCH ||
+			     matched == WM_GIVE_UP))
+				return matched;
+			match_slash = 1;
+		} else {
+			match_slash = 0;
+		}
+	} else {
+		match_slash = !(w->flags & FILTER_PATHNAME);
+	}
+	p = q;
+	if (p == pe)
+		return match_slash || !memchr(t, '/', (size_t)(te - t)) ?
+		       WM_MATCH : WM_NOMATCH;
+	if (!match_slash && *p == '/') {
+		const uchar *slash = memchr(t, '/', (size_t)(te - t));
+
+		if (!slash)
+			return WM_NOMATCH;
+		*pp = p;
+		*tp = slash;
+		return -1;
+	}
+	while (t < te) {
+		if (!glob_special(*p)) {
+			while (t < te && (match_slash || *t != '/') && *t != *p)
+				t++;
+			if (t == te || *t != *p)
+				return WM_NOMATCH;
+		}
+		matched = dowild(w, p, t);
+		if (matched != WM_NOMATCH) {
+			if (!match_slash || matched != WM_ABORT_TO_STARSTAR)
+				return matched;
+		} else if (!match_slash && *t == '/') {
+			return WM_ABORT_TO_STARSTAR;
+		}
+		t++;
+	}
+	return WM_ABORT_ALL;
+}
+
+static int dowild(struct wild *w, const uchar *p, const uchar *t)
+{
+	const uchar *pe = w->pend, *te = w->tend;
+
+	if (!w->budget--)
+		return WM_GIVE_UP;
+
+	for (; p < pe; t++, p++) {
+		uchar p_ch = *p, t_ch;
+		int r;
+
+		if (t == te && p_ch != '*')
+			return WM_ABORT_ALL;
+		t_ch = t < te ? *t : 0;
+		switch (p_ch) {
+		case '\\':
+			/* At the end of the pattern, p_ch 0 matches nothing. */
+			p_ch = ++p < pe ? *p : 0;
+			if (t_ch != p_ch)
+				return WM_NOMATCH;
+			break;
+		case '?':
+			if ((w->flags & FILTER_PATHNAME) && t_ch == '/')
+				return WM_NOMATCH;
+			break;
+		case '*':
+			if ((r = star(w, &p, &t)) >= 0)
+				return r;
+			break;
+		case '[':
+			++p;
+			r = bracket(w, &p, t_ch);
+			if (r < 0)
+				return WM_ABORT_ALL;
+			if (!r || ((w->flags & FILTER_PATHNAME) && t_ch == '/'))
+				return WM_NOMATCH;
+			break;
+		default:
+			if (t_ch != p_ch)
+				return WM_NOMATCH;
+			break;
+		}
+	}
+	return t < te ? WM_NOMATCH : WM_MATCH;
+}
+
 /*
- * Matching runs the glob as an automaton over its tokens (a byte, '?', a
- * bracket expression, a run of stars), with the set of the tokens
- * reached so far: time in the glob's length times the text's, where
- * wildmatch's backtracking is exponential in the number of stars. The
- * answers are wildmatch's (its early exits only cut work short). A
- * token's state is its offset in the glob; the glob's length is the end.
+ * The automaton: its states are the glob's tokens (a byte, '?', a
+ * bracket expression, a run of stars), each at its offset, and the end;
+ * it runs with the set of the states reached so far. Its answers are
+ * wildmatch's, whose early exits only cut work short (checked against
+ * it on every glob of up to six characters).
  */
 enum tok_kind { TOK_BYTE, TOK_ANY, TOK_BRACKET, TOK_STAR };
 
@@ -286,18 +410,19 @@ static int wild_sound(const struct wild *w)
 
 #define WILD_STACK 512
 
-int filter_glob_match(const char *pat, size_t plen, const char *text,
-		      size_t tlen, unsigned flags)
+/* dowild()'s budget (tests/t-filter-unit.sh sets it to 0, to check the
+ * automaton alone). */
+#ifndef WILD_BUDGET
+#define WILD_BUDGET(plen, tlen) (16 * ((plen) + (tlen) + 16))
+#endif
+
+static int wild_run(const struct wild *w, const char *text, size_t tlen)
 {
+	size_t plen = (size_t)(w->pend - w->pstart), i, lo = 0;
 	uchar stack[2 * (WILD_STACK + 1)], *a = stack, *b, *swap;
-	struct wild w;
-	size_t i, lo = 0;
 	int ok;
 
-	w.pstart = (const uchar *)pat;
-	w.pend = w.pstart + plen;
-	w.flags = flags;
-	if (!wild_sound(&w))
+	if (!wild_sound(w))
 		return 0;
 	/* Out of memory for a glob this long: no match, as for a bad one. */
 	if (plen > WILD_STACK && !(a = malloc(2 * (plen + 1))))
@@ -305,9 +430,9 @@ int filter_glob_match(const char *pat, size_t plen, const char *text,
 	b = a + plen + 1;
 	memset(a, 0, plen + 1);
 	a[0] = 1;
-	ok = wild_step(&w, a, a, &lo, -1);
+	ok = wild_step(w, a, a, &lo, -1);
 	for (i = 0; ok && i < tlen; i++) {
-		ok = wild_step(&w, a, b, &lo, (uchar)text[i]);
+		ok = wild_step(w, a, b, &lo, (uchar)text[i]);
 		swap = a;
 		a = b;
 		b = swap;
@@ -316,6 +441,21 @@ int filter_glob_match(const char *pat, size_t plen, const char *text,
 	if (plen > WILD_STACK)
 		free(a < b ? a : b);
 	return ok;
+}
+
+int filter_glob_match(const char *pat, size_t plen, const char *text,
+		      size_t tlen, unsigned flags)
+{
+	struct wild w;
+	int r;
+
+	w.pstart = (const uchar *)pat;
+	w.pend = w.pstart + plen;
+	w.tend = (const uchar *)text + tlen;
+	w.flags = flags;
+	w.budget = WILD_BUDGET(plen, tlen);
+	r = dowild(&w, w.pstart, (const uchar *)text);
+	return r == WM_GIVE_UP ? wild_run(&w, text, tlen) : r == WM_MATCH;
 }
 
 int filter_glob_check(const char *pat, const char *opt)
@@ -328,6 +468,7 @@ int filter_glob_check(const char *pat, const char *opt)
 				  "it is empty", opt);
 	w.pstart = (const uchar *)pat;
 	w.pend = w.pstart + strlen(pat);
+	w.tend = NULL;
 	w.flags = 0;
 	for (p = w.pstart; p < w.pend; p++) {
 		if (*p == '\\') {
