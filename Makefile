@@ -155,7 +155,26 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 		$(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) \
 		$(CORE_LIBS) -lm
 
-.SECONDARY: $(FUZZ_OBJ)
+# A target that includes strata/template.h also links the ctemplate
+# bridge (src/template.cc) and ctemplate, with clang++.
+FUZZ_CXX     ?= clang++
+FUZZ_TPL      = $(patsubst tests/fuzz/fuzz_%.c,%,$(shell grep -l \
+		'strata/template.h' tests/fuzz/fuzz_*.c 2>/dev/null))
+
+$(FUZZ_DIR)/obj/template.o: src/template.cc $(wildcard include/strata/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CXX) $(CPPFLAGS) -std=c++17 $(WARN) -O1 -g -pthread \
+		$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_TPL:%=$(FUZZ_DIR)/fuzz_%): $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c \
+		$(FUZZ_OBJ) $(FUZZ_DIR)/obj/template.o
+	$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 $(WARN) -O1 -g -pthread \
+		$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@.o $<
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer -pthread -o $@ $@.o \
+		$(FUZZ_OBJ) $(FUZZ_DIR)/obj/template.o $(CORE_LIBS) \
+		$(shell pkg-config --libs libctemplate 2>/dev/null) -lm
+
+.SECONDARY: $(FUZZ_OBJ) $(FUZZ_DIR)/obj/template.o
 
 fuzz: deps $(FUZZ_RUN:%=$(FUZZ_DIR)/fuzz_%)
 	@for t in $(FUZZ_RUN); do \

@@ -5,8 +5,10 @@
 # each tests/fuzz/fuzz_<name>.c is linked with tests/fuzz/replay.c (a
 # main() that calls LLVMFuzzerTestOneInput() on each file) and the core
 # objects (src/*.c but main.c and the Makefile's PUB_SRC), built here with
-# the normal compiler, under ASan/UBSan with SAN=1. A target without a
-# corpus fails, and so does a crash, with the file that caused it named.
+# the normal compiler, under ASan/UBSan with SAN=1. A target that
+# includes strata/template.h also links the ctemplate bridge
+# (src/template.cc, with $CXX) and ctemplate. A target without a corpus
+# fails, and so does a crash, with the file that caused it named.
 set -eu
 
 # shellcheck source=tests/unit-lib.sh
@@ -46,6 +48,19 @@ for f in "${core[@]}"; do
 	objs+=("$tmp/obj/${b%.c}.o")
 done
 
+read -ra cxx_cmd <<<"$CXX"
+tpl_objs=()
+tpl_build() {
+	[ ${#tpl_objs[@]} = 0 ] || return 0
+	"${cxx_cmd[@]}" -std=c++17 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -g \
+		-pthread "${san_flags[@]}" "-I$root/include" -c \
+		-o "$tmp/obj/template.o" "$root/src/template.cc" \
+		>"$tmp/cxx.log" 2>&1 ||
+		{ cat "$tmp/cxx.log" >&2; fail "unable to build src/template.cc"; }
+	# shellcheck disable=SC2207
+	tpl_objs=("$tmp/obj/template.o" $(pkg-config --libs libctemplate))
+}
+
 targets=0
 files=0
 for src in "$root"/tests/fuzz/fuzz_*.c; do
@@ -60,8 +75,17 @@ for src in "$root"/tests/fuzz/fuzz_*.c; do
 	done
 	[ ${#inputs[@]} -gt 0 ] || fail "fuzz_$name has no corpus in tests/fuzz/corpus/$name"
 	bin=$tmp/replay_$name
-	"${cc_cmd[@]}" "${flags[@]}" -o "$bin" "$src" "$tmp/obj/replay.o" \
-		"${objs[@]}" "${pclibs[@]}" -lm >"$tmp/cc.log" 2>&1 ||
+	link=("${cc_cmd[@]}")
+	extra=()
+	if grep -q 'strata/template.h' "$src"; then
+		tpl_build
+		link=("${cxx_cmd[@]}")
+		extra=("${tpl_objs[@]}")
+	fi
+	{ "${cc_cmd[@]}" "${flags[@]}" -c -o "$bin.o" "$src" &&
+		"${link[@]}" "${san_flags[@]}" -pthread -o "$bin" "$bin.o" \
+			"$tmp/obj/replay.o" "${objs[@]}" "${extra[@]}" \
+			"${pclibs[@]}" -lm; } >"$tmp/cc.log" 2>&1 ||
 		{ cat "$tmp/cc.log" >&2; fail "unable to build fuzz_$name"; }
 	if ! timeout 600 "$bin" "${inputs[@]}" >"$tmp/out" 2>&1; then
 		# Name the input that fails.
