@@ -1585,7 +1585,7 @@ static int table_delta(struct ctx *c, struct table *t, const struct table *b,
 	if ((rc = odb_stored_inflate(d, db, s)) < 0)
 		return rc;
 	if (!odb_delta_start(&it, d, s->size) || it.base_len != b->len)
-		return odb_place_corrupt(db, s->at);
+		return odb_place_corrupt(db, s->at, NULL);
 	if (it.len > MAX_SIDE)
 		return error_set("files too large for diff");
 	t->len = it.len;
@@ -1598,7 +1598,7 @@ static int table_delta(struct ctx *c, struct table *t, const struct table *b,
 		else if (op == ODB_OP_INSERT)
 			rc = delta_insert(c, t, &p, b, lit, n, it.at - n);
 		else
-			return odb_place_corrupt(db, s->at);
+			return odb_place_corrupt(db, s->at, NULL);
 		if (rc < 0)
 			return error_oom();
 	}
@@ -1697,8 +1697,14 @@ static int placed_table(struct ctx *c, struct odb *db, git_repository *git,
 			placed_account(P, t);
 			break;
 		}
-		if (n > 100000)
-			return odb_place_corrupt(db, s.at);
+		/*
+		 * Each link is an entry of the same pack: a chain longer
+		 * than the pack has entries loops. git reads any other
+		 * (100,000 and more).
+		 */
+		if (n > odb_pack_entries(db, s.at))
+			return odb_place_corrupt(db, s.at,
+						 "its deltas form a cycle");
 		if (!(stack = reserve(&c->chain, (n + 1) * sizeof(*stack))))
 			return error_oom();
 		stack[n++] = s;

@@ -1514,6 +1514,11 @@ static const struct pack *place_pack(const struct odb *db,
 	return NULL;
 }
 
+size_t odb_pack_entries(const struct odb *db, struct odb_place at)
+{
+	return at.pack < db->npacks ? db->packs[at.pack].n : 0;
+}
+
 int odb_stored_at(struct odb_stored *out, const struct odb *db,
 		  struct odb_place at)
 {
@@ -1562,11 +1567,13 @@ int odb_stored_inflate(unsigned char *buf, const struct odb *db,
 	return inflate_entry(buf, p, &e, s->at.offset);
 }
 
-int odb_place_corrupt(const struct odb *db, struct odb_place at)
+int odb_place_corrupt(const struct odb *db, struct odb_place at,
+		      const char *why)
 {
 	const struct pack *p = place_pack(db, at);
 
-	return p ? corrupt(p, at.offset) : STRATA_ERR;
+	return p ? corrupt_why(p, at.offset, why ? why : "bad entry")
+		 : STRATA_ERR;
 }
 
 int odb_read_place(struct odb_object **out, struct odb *db,

@@ -134,6 +134,13 @@ struct odb_stored {
 int odb_locate(struct odb_place *out, const struct odb *db,
 	       const git_oid *oid);
 
+/*
+ * How many entries the pack of `at` holds: a chain of ODB_DELTA entries
+ * (each in the pack of the one before) longer than that loops. 0 for no
+ * such pack.
+ */
+size_t odb_pack_entries(const struct odb *db, struct odb_place at);
+
 /* The form of the entry at `at`. Errors: a corrupt entry. */
 int odb_stored_at(struct odb_stored *out, const struct odb *db,
 		  struct odb_place at);
@@ -169,8 +176,10 @@ enum odb_op {
 enum odb_op odb_delta_next(struct odb_delta *it, size_t *off, size_t *n,
 			   const unsigned char **lit);
 
-/* Set the error for a corrupt entry at `at` and return it. */
-int odb_place_corrupt(const struct odb *db, struct odb_place at);
+/* Set the error for a corrupt entry at `at` (why: "bad entry" if NULL)
+ * and return it. */
+int odb_place_corrupt(const struct odb *db, struct odb_place at,
+		      const char *why);
 
 /* odb_read() of the object at a place (through the cache). */
 int odb_read_place(struct odb_object **out, struct odb *db,
