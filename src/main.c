@@ -1801,6 +1801,29 @@ static void malloc_tune(void)
 	mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
+/*
+ * The error, on one line whatever names it holds: a control character
+ * (a newline in a path, an escape sequence) as a C escape, as git quotes
+ * names, so that no name can forge a line or drive the terminal.
+ */
+static void print_error(const char *msg)
+{
+	const unsigned char *p = (const unsigned char *)msg;
+
+	fputs("strata: ", stderr);
+	for (; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", stderr);
+		else if (*p == '\t')
+			fputs("\\t", stderr);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\%03o", *p);
+		else
+			fputc(*p, stderr);
+	}
+	fputc('\n', stderr);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -1832,8 +1855,9 @@ int main(int argc, char **argv)
 		o.cmd = CMD_REPORT;
 		help = usage_report;
 	} else {
-		fprintf(stderr, "strata: '%s' is not a strata command "
-			"(see 'strata --help')\n", argv[1]);
+		error_set("'%s' is not a strata command (see 'strata "
+			  "--help')", argv[1]);
+		print_error(error_last());
 		return 2;
 	}
 	for (i = 2; i < argc && strcmp(argv[i], "--"); i++) {
@@ -1875,7 +1899,7 @@ int main(int argc, char **argv)
 	if (rc == 0)
 		rc = run(&o);
 	if (rc < 0)
-		fprintf(stderr, "strata: %s\n", error_last());
+		print_error(error_last());
 	options_release(&o);
 	git_libgit2_shutdown();
 	/*

@@ -133,8 +133,23 @@ case_ignore_parse() {
 	done
 }
 
+# Names with control characters in an error stay on its one line, as C
+# escapes (the paths blame prints are quoted as git quotes them:
+# t-cli-options). They printed as they were: a newline forged a line.
+case_control_names() {
+	two_commits
+	expect 1 "pathspec 'no\\\\nsuch' did not match any text file$" \
+		"$STRATA" blame . -- $'no\nsuch'
+	expect 1 "not a git repository: 'x\\\\033\\[2Jy\\\\tz'$" \
+		"$STRATA" blame $'x\e[2Jy\tz'
+	expect 1 "could not open object name list 'a\\\\nb\\\\177'" \
+		"$STRATA" blame . --ignore-revs-file $'a\nb\x7f'
+	expect 2 "'x\\\\ny' is not a strata command" "$STRATA" $'x\ny'
+}
+
 run_case glob_include case_glob_include
 run_case glob_attr case_glob_attr
 run_case ignore_files case_ignore_files
 run_case ignore_parse case_ignore_parse
+run_case control_names case_control_names
 finish
