@@ -413,7 +413,7 @@ static int wild_sound(const struct wild *w)
 /* dowild()'s budget (tests/t-filter-unit.sh sets it to 0, to check the
  * automaton alone). */
 #ifndef WILD_BUDGET
-#define WILD_BUDGET(plen, tlen) (16 * ((plen) + (tlen) + 16))
+#define WILD_BUDGET(plen, tlen) (2 * ((plen) + (tlen)) + 256)
 #endif
 
 static int wild_run(const struct wild *w, const char *text, size_t tlen)
