@@ -731,6 +731,286 @@ static size_t rows_max(double h)
 }
 
 /* ------------------------------------------------------------------ */
+/* Groups of releases: the bars of a chart of many releases */
+
+static int is_digit(char ch)
+{
+	return ch >= '0' && ch <= '9';
+}
+
+/*
+ * The end of the first `level` numbers of a version name: non-digits,
+ * then numbers separated by '.' or '_' ("v2.6.39"); 0 when `s` is not
+ * one. *got receives how many numbers that end takes in.
+ */
+static size_t version_cut(const char *s, size_t level, size_t *got)
+{
+	size_t i = strcspn(s, "0123456789"), k = 0;
+
+	*got = 0;
+	if (!s[i])
+		return 0;
+	for (;;) {
+		while (is_digit(s[i]))
+			i++;
+		if (++k == level || (s[i] != '.' && s[i] != '_') ||
+		    !is_digit(s[i + 1]))
+			break;
+		i++;
+	}
+	*got = k;
+	return i;
+}
+
+/*
+ * Give released release i the bar of the first with the same key, in
+ * order of first appearance: the number of bars, or SIZE_MAX when that
+ * is more than max.
+ */
+static size_t groups_assign(struct chart_groups *g, char *const *keys,
+			    size_t nrel, size_t max)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < nrel; i++) {
+		for (j = 0; j < n && strcmp(keys[g->first[j]], keys[i]); j++)
+			;
+		if (j == n) {
+			if (n == max)
+				return SIZE_MAX;
+			g->first[n++] = i;
+		}
+		g->of[i] = j;
+	}
+	return n;
+}
+
+static void keys_clear(char **keys, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(keys[i]);
+		keys[i] = NULL;
+	}
+}
+
+/* keys[i]: the first `level` numbers of release i's name, with its prefix. */
+static int version_keys(char **keys, const struct tally *t, size_t nrel,
+			size_t level)
+{
+	size_t i, got;
+
+	keys_clear(keys, nrel);
+	for (i = 0; i < nrel; i++) {
+		const char *s = t->releases[i].name;
+
+		keys[i] = strndup(s, version_cut(s, level, &got));
+		if (!keys[i])
+			return error_oom();
+	}
+	return 0;
+}
+
+/*
+ * The label of bar j by version: the numbers all its names share, then
+ * ".x" ("v2.6.x"); its name when it has one release.
+ */
+static int version_label(struct chart_groups *g, const struct tally *t,
+			 size_t nrel, size_t j)
+{
+	const char *s = t->releases[g->first[j]].name, *sep = ".";
+	size_t level, got, cut = 0, i, many = 0;
+
+	for (level = 1;; level++) {
+		size_t c = version_cut(s, level, &got);
+		int all = got == level;
+
+		for (i = g->first[j] + 1; i < nrel && all; i++) {
+			const char *o = t->releases[i].name;
+
+			if (g->of[i] == j)
+				all = !strncmp(o, s, c) && !is_digit(o[c]);
+		}
+		if (!all)
+			break;
+		cut = c;
+	}
+	for (i = g->first[j] + 1; i < nrel; i++) {
+		if (g->of[i] != j)
+			continue;
+		many = 1;
+		if (t->releases[i].name[cut] == '_')
+			sep = "_";
+	}
+	if (!many)
+		g->labels[j] = strdup(s);
+	else if (asprintf(&g->labels[j], "%.*s%sx", (int)cut, s, sep) < 0)
+		g->labels[j] = NULL;
+	return g->labels[j] ? 0 : error_oom();
+}
+
+/* By version (chart_groups_build): 1 when done, 0 when not possible. */
+static int groups_by_version(struct chart_groups *g, const struct tally *t,
+			     size_t nrel, size_t max, char **keys)
+{
+	size_t depth = 0, level, best = 0, got, n, j;
+	int rc;
+
+	for (j = 0; j < nrel; j++) {
+		if (!version_cut(t->releases[j].name, SIZE_MAX, &got))
+			return 0;
+		depth = got > depth ? got : depth;
+	}
+	for (level = 1; level <= depth; level++) {
+		if ((rc = version_keys(keys, t, nrel, level)))
+			return rc;
+		n = groups_assign(g, keys, nrel, max);
+		if (n == SIZE_MAX)
+			break;
+		if (n >= 2)
+			best = level;
+	}
+	if (!best)
+		return 0;
+	if ((rc = version_keys(keys, t, nrel, best)))
+		return rc;
+	g->nrel = groups_assign(g, keys, nrel, max);
+	g->n = g->nrel;
+	for (j = 0; j < g->nrel; j++)
+		if ((rc = version_label(g, t, nrel, j)))
+			return rc;
+	g->by = CHART_BY_VERSION;
+	return 1;
+}
+
+static int year_of(int64_t t);
+
+/* keys[i]: the first year of the span of `span` years of release i. */
+static int year_keys(char **keys, const struct tally *t, size_t nrel,
+		     int span)
+{
+	size_t i;
+
+	keys_clear(keys, nrel);
+	for (i = 0; i < nrel; i++) {
+		const struct release *r = t->releases[i].release;
+		int y = year_of(r->standing ? r->standing->date
+					    : r->first_date);
+
+		y -= ((y % span) + span) % span;
+		if (asprintf(&keys[i], "%d", y) < 0) {
+			keys[i] = NULL;
+			return error_oom();
+		}
+	}
+	return 0;
+}
+
+/* By year (chart_groups_build): 1 when done, 0 when not possible. */
+static int groups_by_year(struct chart_groups *g, const struct tally *t,
+			  size_t nrel, size_t max, char **keys)
+{
+	static const int spans[] = { 1, 2, 5, 10, 20, 50, 100, 1000 };
+	size_t i, j, n = SIZE_MAX;
+	int rc;
+
+	for (i = 0; i < nrel; i++) {
+		const struct release *r = t->releases[i].release;
+
+		if (!r || (!r->first_date && !r->standing))
+			return 0;
+	}
+	for (i = 0; i < sizeof(spans) / sizeof(*spans) && n > max; i++) {
+		if ((rc = year_keys(keys, t, nrel, spans[i])))
+			return rc;
+		n = groups_assign(g, keys, nrel, max);
+	}
+	if (n < 2 || n > max)
+		return 0;
+	g->n = g->nrel = n;
+	for (j = 0; j < n; j++) {
+		const char *k = keys[g->first[j]];
+		int y = atoi(k);
+
+		if (spans[i - 1] == 1)
+			g->labels[j] = strdup(k);
+		else if (asprintf(&g->labels[j], "%d\xe2\x80\x93%d", y,
+				  y + spans[i - 1] - 1) < 0)
+			g->labels[j] = NULL;
+		if (!g->labels[j])
+			return error_oom();
+	}
+	g->by = CHART_BY_YEAR;
+	return 1;
+}
+
+void chart_groups_release(struct chart_groups *g)
+{
+	size_t i;
+
+	if (g->labels)
+		for (i = 0; i < g->n; i++)
+			free(g->labels[i]);
+	free(g->labels);
+	free(g->of);
+	free(g->first);
+	memset(g, 0, sizeof(*g));
+}
+
+/* A bar per release from release `from` on, after the bars so far. */
+static int groups_each(struct chart_groups *g, const struct tally *t,
+		       size_t from)
+{
+	size_t i;
+
+	for (i = from; i < t->nreleases; i++) {
+		size_t j = g->n++;
+
+		g->of[i] = j;
+		g->first[j] = i;
+		if (!(g->labels[j] = strdup(t->releases[i].name)))
+			return error_oom();
+	}
+	return 0;
+}
+
+int chart_groups_build(struct chart_groups *out, const struct tally *t,
+		       size_t max)
+{
+	size_t n = t->nreleases, nrel = released_count(t);
+	char **keys = NULL;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->of = calloc(n + 1, sizeof(*out->of));
+	out->first = calloc(n + 1, sizeof(*out->first));
+	out->labels = calloc(n + 1, sizeof(*out->labels));
+	keys = calloc(nrel + 1, sizeof(*keys));
+	if (!out->of || !out->first || !out->labels || !keys) {
+		rc = error_oom();
+		goto done;
+	}
+	if (max < 2)
+		max = 2;
+	if (nrel > max && (rc = groups_by_version(out, t, nrel, max, keys)) == 0)
+		rc = groups_by_year(out, t, nrel, max, keys);
+	if (rc < 0)
+		goto done;
+	out->n = out->nrel;
+	if ((rc = groups_each(out, t, out->by == CHART_BY_RELEASE ? 0 : nrel)))
+		goto done;
+	if (out->by == CHART_BY_RELEASE)
+		out->nrel = nrel;
+done:
+	keys_clear(keys, nrel);
+	free(keys);
+	if (rc)
+		chart_groups_release(out);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* Chart: distribution of lines over releases (whole tree or a directory) */
 
 struct dist {
@@ -802,13 +1082,14 @@ static double unrel_label_x(const struct bars *b, const struct text *l,
 	return fmin(bar_centre(b, b->nrel), chart_w - PAD / 2 - l->w / 2);
 }
 
-static int draw_dist(struct chart *c, const void *arg)
+/* The chart of d->counts, a count per bar of `g`. */
+static int dist_plot(struct chart *c, const struct dist *d,
+		     const struct chart_groups *g)
 {
-	const struct dist *d = arg;
 	const struct tally *t = c->t;
 	const struct theme *th = c->th;
 	struct text *labels = NULL, ytitle = { 0 }, xtitle = { 0 };
-	size_t n = t->nreleases, i, k = 1;
+	size_t n = g->n, i, k = 1;
 	double top, bottom, maxv = 0, step, ymax, tick_w = 0, tick_h, value_h;
 	double lab_h, lab_cap, band;
 	double pl, pr, pt, pb, ph;
@@ -851,7 +1132,7 @@ static int draw_dist(struct chart *c, const void *arg)
 	pr = round(c->w - PAD);
 
 	memset(&b, 0, sizeof(b));
-	b.nrel = c->nrel;
+	b.nrel = g->nrel;
 	b.n = n;
 	b.left = pl;
 	{
@@ -883,7 +1164,7 @@ static int draw_dist(struct chart *c, const void *arg)
 	upright = b.slot >= 16;
 	for (i = 0; upright && i < n; i++) {
 		rc = text_make(&labels[i], c, F_TICK, i >= b.nrel,
-			       t->releases[i].name, lab_cap,
+			       g->labels[i], lab_cap,
 			       PANGO_ELLIPSIZE_END);
 		if (rc)
 			goto done;
@@ -908,7 +1189,7 @@ static int draw_dist(struct chart *c, const void *arg)
 				continue;
 			if (!labels[i].layout &&
 			    (rc = text_make(&labels[i], c, F_TICK, i >= b.nrel,
-					    t->releases[i].name, lab_cap,
+					    g->labels[i], lab_cap,
 					    PANGO_ELLIPSIZE_END)))
 				goto done;
 			band = fmax(band, labels[i].w);
@@ -958,7 +1239,7 @@ static int draw_dist(struct chart *c, const void *arg)
 		if (d->counts[i] && y0 >= pb)
 			y0 = pb - 1;
 		bar_edges(&b, i, &x0, &x1);
-		fill_rect(c, x0, y0, x1, pb, release_rgb(t, th, i));
+		fill_rect(c, x0, y0, x1, pb, release_rgb(t, th, g->first[i]));
 		if (show_values && d->counts[i]) {
 			fmt_share(buf, sizeof(buf), v);
 			if ((rc = text_put(c, F_VALUE, 0, buf, 0,
@@ -1001,6 +1282,49 @@ done:
 	free(labels);
 	text_free(&ytitle);
 	text_free(&xtitle);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * A bar per release, or per group of releases when there are too many
+ * (chart_groups_build), which the subtitle then says.
+ */
+static int draw_dist(struct chart *c, const void *arg)
+{
+	const struct dist *d = arg;
+	struct dist grouped = *d;
+	struct chart_groups g;
+	uint64_t *counts = NULL;
+	char *sub = NULL;
+	size_t i;
+	int rc;
+
+	if ((rc = chart_groups_build(&g, c->t, CHART_MAX_BARS)))
+		return rc;
+	if (!(counts = calloc(g.n + 1, sizeof(*counts)))) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < c->t->nreleases; i++)
+		counts[g.of[i]] += d->counts[i];
+	grouped.counts = counts;
+	if (g.by != CHART_BY_RELEASE) {
+		if (asprintf(&sub, "%s%s%zu releases, grouped by %s",
+			     d->subtitle ? d->subtitle : "",
+			     d->subtitle ? "; " : "", c->nrel,
+			     g.by == CHART_BY_YEAR ? "year" : "version") < 0) {
+			sub = NULL;
+			rc = error_oom();
+			goto done;
+		}
+		grouped.subtitle = sub;
+	}
+	rc = dist_plot(c, &grouped, &g);
+done:
+	free(sub);
+	free(counts);
+	chart_groups_release(&g);
 	return rc;
 }
 

@@ -47,6 +47,45 @@
 #define CHART_FONT "DejaVu Sans"
 
 /*
+ * The most bars a chart of releases has. Beyond, its bars are groups of
+ * releases (chart_groups_build); the data files keep every release.
+ */
+#define CHART_MAX_BARS 60
+
+enum chart_grouping {
+	CHART_BY_RELEASE,       /* a bar per release */
+	CHART_BY_VERSION,       /* v2.6.x, v3.x: a version's leading numbers */
+	CHART_BY_YEAR           /* 2019, or spans of years: 2000-2004 */
+};
+
+/* The bars of a chart of releases; the unreleased bucket is its own. */
+struct chart_groups {
+	enum chart_grouping by;
+	size_t n;               /* bars */
+	size_t nrel;            /* bars of releases, before the unreleased */
+	size_t *of;             /* bar of each t->releases[] (owned) */
+	size_t *first;          /* first release of each bar (owned) */
+	char **labels;          /* name of each bar (owned) */
+};
+
+/*
+ * The bars for the releases of `t`, at most `max` of released code
+ * (>= 2). Up to `max` releases, a bar each. Beyond, by version when
+ * every release's name is a prefix of non-digits and numbers separated
+ * by '.' or '_' ("v2.6.39", "2021.04"): the releases that share their
+ * first L numbers make a bar, for the largest L that gives between 2
+ * and `max` bars, labelled with what all its names share ("v2.6.x").
+ * Else by the year of each release's tag (releases.csv's date), or by
+ * spans of 2, 5, 10... years when the years are too many; else (no
+ * dates, or a single year) a bar per release. Bars are in the order of
+ * their first release. Free with chart_groups_release().
+ */
+int chart_groups_build(struct chart_groups *out, const struct tally *t,
+		       size_t max);
+
+void chart_groups_release(struct chart_groups *g);
+
+/*
  * Fail unless pango resolves CHART_FONT and it has glyphs for digits and
  * letters: without a font cairo silently draws no text. Call at start-up.
  */
