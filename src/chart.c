@@ -975,27 +975,55 @@ static int groups_each(struct chart_groups *g, const struct tally *t,
 	return 0;
 }
 
+static int groups_alloc(struct chart_groups *g, size_t n)
+{
+	memset(g, 0, sizeof(*g));
+	g->of = calloc(n + 1, sizeof(*g->of));
+	g->first = calloc(n + 1, sizeof(*g->first));
+	g->labels = calloc(n + 1, sizeof(*g->labels));
+	return g->of && g->first && g->labels ? 0 : error_oom();
+}
+
+/*
+ * By version or by year, whichever gives more bars (version on a tie):
+ * 130 releases v1.0..v2.64 over ten years make ten bars, not two. 1 when
+ * done, 0 when neither can.
+ */
+static int groups_pick(struct chart_groups *out, const struct tally *t,
+		       size_t nrel, size_t max, char **keys)
+{
+	struct chart_groups y;
+	int v, rc;
+
+	if ((v = groups_by_version(out, t, nrel, max, keys)) < 0)
+		return v;
+	if ((rc = groups_alloc(&y, t->nreleases)) ||
+	    (rc = groups_by_year(&y, t, nrel, max, keys)) <= 0) {
+		chart_groups_release(&y);
+		return rc < 0 ? rc : v;
+	}
+	if (!v || y.nrel > out->nrel) {
+		chart_groups_release(out);
+		*out = y;
+	} else {
+		chart_groups_release(&y);
+	}
+	return 1;
+}
+
 int chart_groups_build(struct chart_groups *out, const struct tally *t,
 		       size_t max)
 {
-	size_t n = t->nreleases, nrel = released_count(t);
-	char **keys = NULL;
-	int rc = 0;
+	size_t nrel = released_count(t);
+	char **keys = calloc(nrel + 1, sizeof(*keys));
+	int rc;
 
-	memset(out, 0, sizeof(*out));
-	out->of = calloc(n + 1, sizeof(*out->of));
-	out->first = calloc(n + 1, sizeof(*out->first));
-	out->labels = calloc(n + 1, sizeof(*out->labels));
-	keys = calloc(nrel + 1, sizeof(*keys));
-	if (!out->of || !out->first || !out->labels || !keys) {
-		rc = error_oom();
+	if ((rc = groups_alloc(out, t->nreleases)) || (!keys &&
+	    (rc = error_oom())))
 		goto done;
-	}
 	if (max < 2)
 		max = 2;
-	if (nrel > max && (rc = groups_by_version(out, t, nrel, max, keys)) == 0)
-		rc = groups_by_year(out, t, nrel, max, keys);
-	if (rc < 0)
+	if (nrel > max && (rc = groups_pick(out, t, nrel, max, keys)) < 0)
 		goto done;
 	out->n = out->nrel;
 	if ((rc = groups_each(out, t, out->by == CHART_BY_RELEASE ? 0 : nrel)))
@@ -1003,7 +1031,8 @@ int chart_groups_build(struct chart_groups *out, const struct tally *t,
 	if (out->by == CHART_BY_RELEASE)
 		out->nrel = nrel;
 done:
-	keys_clear(keys, nrel);
+	if (keys)
+		keys_clear(keys, nrel);
 	free(keys);
 	if (rc)
 		chart_groups_release(out);

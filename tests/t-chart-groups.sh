@@ -14,10 +14,10 @@ report() {
 		--history none "$@"
 }
 
-# release N TAG: a commit adding N lines of its own, tagged TAG, a few
-# weeks after the last one.
+# release N TAG [SECONDS]: a commit adding N lines of its own, tagged TAG,
+# SECONDS (default 23 days) after the last one.
 release() {
-	tick 2000000
+	tick "${3:-2000000}"
 	put "r/$2.txt" $(lines "$2-" 1 "$1")
 	commit "release $2"
 	git tag "$2"
@@ -60,13 +60,15 @@ rows() {
 	awk 'END { print NR - 1 }' "$1/data/releases.csv"
 }
 
-# 130 versions v1.0..v1.64, v2.0..v2.64, and code not yet released: two
-# bars and the unreleased one; at v1.59, 60 releases: a bar each.
+# 130 versions v1.0.0..v1.12.9, 12 days apart, and code not yet released:
+# 13 bars by version (more than the five years give) and the unreleased
+# one; at v1.5.9, 60 releases: a bar each.
 case_version() {
 	local i keys
 	repo_new repo
-	for i in $(seq 0 64); do release $((i % 7 + 1)) "v1.$i"; done
-	for i in $(seq 0 64); do release $((i % 5 + 2)) "v2.$i"; done
+	for i in $(seq 0 129); do
+		release $((i % 7 + 1)) "v1.$((i / 10)).$((i % 10))" 1000000
+	done
 	put later.txt $(lines later 1 30)
 	commit "not released yet"
 	report . "$WORK/v"
@@ -75,14 +77,15 @@ case_version() {
 		return 1
 	}
 	keys=$WORK/v.keys
-	awk -F, 'NR > 1 { g = $1 ~ /^v1\./ ? "v1" : $1 ~ /^v2\./ ? "v2" : "unreleased"
+	awk -F, 'NR > 1 { g = $1 == "" ? "unreleased" : $1
+		sub(/\.[0-9]+$/, ".x", g)
 		if (!(g in sum)) order[++n] = g; sum[g] += $5 }
 		END { for (i = 1; i <= n; i++) print order[i], sum[order[i]] }' \
 		"$WORK/v/data/releases.csv" >"$keys"
-	[ "$(wc -l <"$keys")" = 3 ] || { cat "$keys"; return 1; }
+	[ "$(wc -l <"$keys")" = 14 ] || { cat "$keys"; return 1; }
 	check_bars "$WORK/v" "$keys"
 
-	report . "$WORK/v60" --rev v1.59
+	report . "$WORK/v60" --rev v1.5.9
 	awk -F, 'NR > 1 { print $1, $5 }' "$WORK/v60/data/releases.csv" \
 		>"$WORK/v60.keys"
 	[ "$(wc -l <"$WORK/v60.keys")" = 60 ]

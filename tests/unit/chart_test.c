@@ -1354,6 +1354,13 @@ static void groups_expect(int line, const struct tally *t,
 
 static void check_group_rules(void)
 {
+	static const char git[] =
+		"v0.99.x v1.0.x v1.1.x v1.2.x v1.3.x v1.4.x v1.5.x v1.6.x "
+		"v1.7.x v1.8.x v1.9.x v2.0.x v2.1.x v2.2.x v2.3.x v2.4.x "
+		"v2.5.x v2.6.x v2.7.x v2.8.x v2.9.x v2.10.x v2.11.x v2.12.x "
+		"v2.13.x v2.14.x v2.15.x v2.16.x v2.17.x v2.18.x v2.19.x "
+		"v2.20.x v2.21.x v2.22.x v2.23.x v2.24.x v2.25.x v2.26.x "
+		"v2.27.x v2.28.x v2.29.x v2.30.x v2.31 unreleased";
 	struct tally *t;
 	struct release *r;
 	const int64_t y2015 = 1420070400, year = 31556952;
@@ -1366,6 +1373,13 @@ static void check_group_rules(void)
 	t = fx_new(130, 1, name_v2);
 	groups_expect(__LINE__, t, CHART_BY_VERSION, "v1.x v2.x unreleased");
 	fx_free(t);
+	/* the same over ten years: the years give more bars */
+	t = fx_new(130, 1, name_v2);
+	r = fx_dates(t, y2015 + 15 * 86400, year / 13);
+	groups_expect(__LINE__, t, CHART_BY_YEAR, "2015 2016 2017 2018 2019 "
+		      "2020 2021 2022 2023 2024 unreleased");
+	fx_free(t);
+	free(r);
 	/* Linux: 2.6.12..2.6.39, 3.0..3.19, ... */
 	t = fx_new(98, 0, name_linux);
 	groups_expect(__LINE__, t, CHART_BY_VERSION, "2.6.x 3.x 4.x 5.x 6.x");
@@ -1374,15 +1388,12 @@ static void check_group_rules(void)
 	t = fx_new(69 + 93, 1, name_git);
 	free((char *)t->releases[69 + 92].name);
 	t->releases[69 + 92].name = xstrdup("v2.31");
-	groups_expect(__LINE__, t, CHART_BY_VERSION,
-		      "v0.99.x v1.0.x v1.1.x v1.2.x v1.3.x v1.4.x v1.5.x "
-		      "v1.6.x v1.7.x v1.8.x v1.9.x v2.0.x v2.1.x v2.2.x "
-		      "v2.3.x v2.4.x v2.5.x v2.6.x v2.7.x v2.8.x v2.9.x "
-		      "v2.10.x v2.11.x v2.12.x v2.13.x v2.14.x v2.15.x "
-		      "v2.16.x v2.17.x v2.18.x v2.19.x v2.20.x v2.21.x "
-		      "v2.22.x v2.23.x v2.24.x v2.25.x v2.26.x v2.27.x "
-		      "v2.28.x v2.29.x v2.30.x v2.31 unreleased");
+	groups_expect(__LINE__, t, CHART_BY_VERSION, git);
+	/* and with a release a month, the versions give more bars */
+	r = fx_dates(t, y2015, year / 12);
+	groups_expect(__LINE__, t, CHART_BY_VERSION, git);
 	fx_free(t);
+	free(r);
 	/* no numbers: by year, 10 releases a year */
 	t = fx_new(70, 1, name_alpha);
 	r = fx_dates(t, y2015 + 15 * 86400, year / 10);
