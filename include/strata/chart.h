@@ -8,7 +8,8 @@
  * fourth, NAME@narrow.svg, CHART_NARROW_WIDTH wide, which pages show on a
  * phone. The charts are
  *
- *   releases          share of all lines by the release that wrote them
+ *   releases          share of all lines by the release that wrote them,
+ *                     by group of releases beyond CHART_MAX_BARS
  *   subsystems        share of first-release code per top-level directory,
  *                     sorted, with the whole tree as a reference line
  *   subsystems-stack  each top-level directory as a 100% bar of releases
