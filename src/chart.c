@@ -1111,204 +1111,272 @@ static double unrel_label_x(const struct bars *b, const struct text *l,
 	return fmin(bar_centre(b, b->nrel), chart_w - PAD / 2 - l->w / 2);
 }
 
+/* The x labels of a distribution chart. */
+struct xlabels {
+	struct text *v;          /* per bar; only those drawn are laid out */
+	size_t n, k;             /* every k-th release bar is labelled */
+	int across;              /* written across, else turned upright */
+	double h, band;          /* a line's height; the height they take */
+};
+
+static void xlabels_release(struct xlabels *L)
+{
+	size_t i;
+
+	if (L->v)
+		for (i = 0; i < L->n; i++)
+			text_free(&L->v[i]);
+	free(L->v);
+	L->v = NULL;
+}
+
+static int xlabel_make(struct chart *c, const struct chart_groups *g,
+		       struct xlabels *L, size_t i)
+{
+	if (L->v[i].layout)
+		return 0;
+	return text_make(&L->v[i], c, F_TICK, i >= g->nrel, g->labels[i],
+			 fmin(130, 0.24 * c->h), PANGO_ELLIPSIZE_END);
+}
+
+/*
+ * Across when every name fits under its bar, else turned upright and
+ * thinned. Only names that are drawn are laid out: with hundreds of
+ * releases, most are not.
+ */
+static int xlabels_layout(struct xlabels *L, struct chart *c,
+			  const struct chart_groups *g, const struct bars *b)
+{
+	size_t i;
+	int rc;
+
+	L->n = g->n;
+	L->k = 1;
+	if (!(L->v = calloc(g->n ? g->n : 1, sizeof(*L->v))))
+		return error_oom();
+	if ((rc = text_height(c, F_TICK, &L->h)))
+		return rc;
+	L->across = b->slot >= 16;
+	for (i = 0; L->across && i < g->n; i++) {
+		if ((rc = xlabel_make(c, g, L, i)))
+			return rc;
+		if (i < b->nrel && L->v[i].w + 6 > b->slot)
+			L->across = 0;
+	}
+	/* "unreleased" may reach into the gap before it and the margin */
+	if (L->across && b->nrel < g->n) {
+		const struct text *u = &L->v[b->nrel];
+		double l = unrel_label_x(b, u, c->w) - u->w / 2;
+		double r = b->nrel ? bar_centre(b, b->nrel - 1) +
+					     L->v[b->nrel - 1].w / 2
+				   : b->left;
+
+		L->across = g->n == 1 || l >= r + 8;
+	}
+	L->band = L->h;
+	if (L->across)
+		return 0;
+	L->k = (size_t)ceil((L->h + 2) / b->slot);
+	for (L->band = 0, i = 0; i < g->n; i++) {
+		if (!label_shown(b, i, L->k, L->h))
+			continue;
+		if ((rc = xlabel_make(c, g, L, i)))
+			return rc;
+		L->band = fmax(L->band, L->v[i].w);
+	}
+	return 0;
+}
+
+/* The labels under the bars, with ticks under the labelled ones. */
+static void xlabels_draw(struct chart *c, const struct xlabels *L,
+			 const struct bars *b, double pb)
+{
+	size_t i;
+
+	for (i = 0; i < L->n; i++) {
+		double x = bar_centre(b, i);
+		int unrel = i >= b->nrel;
+		struct rgb col = unrel ? c->th->muted : c->th->text;
+
+		if (!label_shown(b, i, L->k, L->h))
+			continue;
+		vline(c, floor(x), pb + 1, pb + 5, c->th->axis);
+		if (L->across)
+			text_draw(c, &L->v[i],
+				  unrel ? unrel_label_x(b, &L->v[i], c->w) : x,
+				  pb + 7, 0.5, 0, col);
+		else
+			text_draw_up(c, &L->v[i], x, pb + 7, col);
+	}
+}
+
+/* The slots of n bars from pl to pr, the unreleased ones after a gap. */
+static void bars_place(struct bars *b, double pl, double pr, size_t n,
+		       size_t nrel)
+{
+	double w = pr - pl;
+
+	memset(b, 0, sizeof(*b));
+	b->nrel = nrel;
+	b->n = n;
+	b->left = pl;
+	if (nrel < n && nrel)
+		b->gap_unrel = fmin(fmax(12, 0.8 * w / ((double)n + 0.8)), 48);
+	b->slot = (w - b->gap_unrel) / (double)n;
+	b->ux = pl + (double)nrel * b->slot + b->gap_unrel;
+	b->maxw = 72;
+}
+
+static double dist_share(const struct dist *d, size_t i)
+{
+	return 100.0 * (double)d->counts[i] / (double)d->total;
+}
+
+/* Values over the bars when the widest fits its slot. */
+static int dist_values_fit(struct chart *c, const struct dist *d,
+			   const struct bars *b, int *fit)
+{
+	char buf[64];
+	size_t i;
+	double w;
+	int rc;
+
+	*fit = b->slot >= 24;
+	for (i = 0; *fit && i < b->n; i++) {
+		fmt_share(buf, sizeof(buf), dist_share(d, i));
+		if ((rc = text_width(c, F_VALUE, 0, buf, &w)))
+			return rc;
+		*fit = w + 2 <= b->slot;
+	}
+	return 0;
+}
+
+/* The y axis: the step between ticks, the top, the widest tick. */
+static int dist_scale(struct chart *c, const struct dist *d, size_t n,
+		      double *step, double *ymax, double *tick_w)
+{
+	double maxv = 0, w;
+	char buf[64];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		maxv = fmax(maxv, dist_share(d, i));
+	*step = nice_step(maxv, c->h < 360 ? 4 : 5);
+	*ymax = fmax(fmin(nice_max(maxv, *step), 100), maxv);
+	*tick_w = 0;
+	for (i = 0; *step * (double)i <= *ymax + 1e-9; i++) {
+		fmt_tick(buf, sizeof(buf), *step * (double)i);
+		if ((rc = text_width(c, F_TICK, 0, buf, &w)))
+			return rc;
+		*tick_w = fmax(*tick_w, w);
+	}
+	return 0;
+}
+
+/* Grid lines and y ticks of a plot from pb up to pb - ph. */
+static int dist_grid(struct chart *c, double step, double ymax, double pl,
+		     double pr, double pb, double ph)
+{
+	char buf[64];
+	size_t i;
+	int rc;
+
+	for (i = 0; step * (double)i <= ymax + 1e-9; i++) {
+		double v = step * (double)i;
+		double row = round(pb - v / ymax * ph);
+
+		if (i)
+			hline(c, pl, pr, row, c->th->grid);
+		fmt_tick(buf, sizeof(buf), v);
+		if ((rc = text_put(c, F_TICK, 0, buf, 0, pl - 7, row + 0.5, 1,
+				   0.5, c->th->muted, NULL, NULL)))
+			return rc;
+	}
+	return 0;
+}
+
+/* The bars, each in the colour of its first release, and their values. */
+static int dist_bars(struct chart *c, const struct dist *d,
+		     const struct chart_groups *g, const struct bars *b,
+		     double pb, double ph, double ymax, int values)
+{
+	char buf[64];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < g->n; i++) {
+		double v = dist_share(d, i);
+		double x0, x1, y0 = round(pb - v / ymax * ph);
+
+		if (d->counts[i] && y0 >= pb)
+			y0 = pb - 1;
+		bar_edges(b, i, &x0, &x1);
+		fill_rect(c, x0, y0, x1, pb, release_rgb(c->t, c->th,
+							 g->first[i]));
+		if (!values || !d->counts[i])
+			continue;
+		fmt_share(buf, sizeof(buf), v);
+		if ((rc = text_put(c, F_VALUE, 0, buf, 0, (x0 + x1) / 2,
+				   y0 - 2, 0.5, 1, c->th->muted, NULL, NULL)))
+			return rc;
+	}
+	return 0;
+}
+
 /* The chart of d->counts, a count per bar of `g`. */
 static int dist_plot(struct chart *c, const struct dist *d,
 		     const struct chart_groups *g)
 {
-	const struct tally *t = c->t;
 	const struct theme *th = c->th;
-	struct text *labels = NULL, ytitle = { 0 }, xtitle = { 0 };
-	size_t n = g->n, i, k = 1;
-	double top, bottom, maxv = 0, step, ymax, tick_w = 0, tick_h, value_h;
-	double lab_h, lab_cap, band;
+	struct text ytitle = { 0 }, xtitle = { 0 };
+	struct xlabels L = { 0 };
+	double top, bottom, step, ymax, tick_w, tick_h, value_h;
 	double pl, pr, pt, pb, ph;
 	struct bars b;
-	int rc, upright, show_values;
-	char buf[64];
+	int rc, values;
 
-	rc = draw_frame(c, d->title, d->subtitle, &top, &bottom);
-	if (rc)
+	if ((rc = draw_frame(c, d->title, d->subtitle, &top, &bottom)))
 		return rc;
-	if (!n || !d->total)
+	if (!g->n || !d->total)
 		return draw_message(c, "no lines", top, bottom);
-
-	for (i = 0; i < n; i++)
-		maxv = fmax(maxv, 100.0 * (double)d->counts[i] /
-					  (double)d->total);
-	step = nice_step(maxv, c->h < 360 ? 4 : 5);
-	ymax = fmin(nice_max(maxv, step), 100);
-	if (ymax < maxv)
-		ymax = maxv;
-
-	for (i = 0; step * (double)i <= ymax + 1e-9; i++) {
-		double w;
-
-		fmt_tick(buf, sizeof(buf), step * (double)i);
-		if ((rc = text_width(c, F_TICK, 0, buf, &w)))
-			goto done;
-		tick_w = fmax(tick_w, w);
-	}
-	if ((rc = text_height(c, F_TICK, &tick_h)) ||
-	    (rc = text_height(c, F_VALUE, &value_h)))
-		goto done;
-	if ((rc = text_make(&ytitle, c, F_AXIS, 0, "share of lines",
-			    0, PANGO_ELLIPSIZE_NONE)) ||
+	if ((rc = dist_scale(c, d, g->n, &step, &ymax, &tick_w)) ||
+	    (rc = text_height(c, F_TICK, &tick_h)) ||
+	    (rc = text_height(c, F_VALUE, &value_h)) ||
+	    (rc = text_make(&ytitle, c, F_AXIS, 0, "share of lines", 0,
+			    PANGO_ELLIPSIZE_NONE)) ||
 	    (rc = text_make(&xtitle, c, F_AXIS, 0, "release", 0,
 			    PANGO_ELLIPSIZE_NONE)))
 		goto done;
-
 	pl = round(PAD + ytitle.h + 8 + tick_w + 7);
 	pr = round(c->w - PAD);
-
-	memset(&b, 0, sizeof(b));
-	b.nrel = g->nrel;
-	b.n = n;
-	b.left = pl;
-	{
-		double units = (double)n;
-		double w = pr - pl;
-
-		b.gap_unrel = 0;
-		if (b.nrel < n && b.nrel) {
-			b.gap_unrel = fmax(12, 0.8 * w / (units + 0.8));
-			b.gap_unrel = fmin(b.gap_unrel, 48);
-		}
-		b.slot = (w - b.gap_unrel) / units;
-		b.ux = pl + (double)b.nrel * b.slot + b.gap_unrel;
-		b.maxw = 72;
-	}
-
-	/*
-	 * x labels: across when every name fits under its bar, else turned
-	 * upright and thinned. Only names that are drawn are laid out: with
-	 * hundreds of releases, most are not.
-	 */
-	labels = calloc(n, sizeof(*labels));
-	if (!labels) {
-		rc = error_oom();
+	bars_place(&b, pl, pr, g->n, g->nrel);
+	if ((rc = xlabels_layout(&L, c, g, &b)) ||
+	    (rc = dist_values_fit(c, d, &b, &values)))
 		goto done;
-	}
-	lab_cap = fmin(130, 0.24 * c->h);
-	lab_h = tick_h;
-	upright = b.slot >= 16;
-	for (i = 0; upright && i < n; i++) {
-		rc = text_make(&labels[i], c, F_TICK, i >= b.nrel,
-			       g->labels[i], lab_cap,
-			       PANGO_ELLIPSIZE_END);
-		if (rc)
-			goto done;
-		if (i < b.nrel && labels[i].w + 6 > b.slot)
-			upright = 0;
-	}
-	/* "unreleased" may reach into the gap before it and the margin */
-	if (upright && b.nrel < n) {
-		double l = unrel_label_x(&b, &labels[b.nrel], c->w) -
-			   labels[b.nrel].w / 2;
-		double r = b.nrel ? bar_centre(&b, b.nrel - 1) +
-					    labels[b.nrel - 1].w / 2
-				  : pl;
-
-		upright = n == 1 || l >= r + 8;
-	}
-	band = lab_h;
-	if (!upright) {
-		k = (size_t)ceil((lab_h + 2) / b.slot);
-		for (band = 0, i = 0; i < n; i++) {
-			if (!label_shown(&b, i, k, lab_h))
-				continue;
-			if (!labels[i].layout &&
-			    (rc = text_make(&labels[i], c, F_TICK, i >= b.nrel,
-					    g->labels[i], lab_cap,
-					    PANGO_ELLIPSIZE_END)))
-				goto done;
-			band = fmax(band, labels[i].w);
-		}
-	}
-	/* values over the bars when the widest fits its slot */
-	show_values = b.slot >= 24;
-	for (i = 0; show_values && i < n; i++) {
-		double w;
-
-		fmt_share(buf, sizeof(buf),
-			  100.0 * (double)d->counts[i] / (double)d->total);
-		if ((rc = text_width(c, F_VALUE, 0, buf, &w)))
-			goto done;
-		show_values = w + 2 <= b.slot;
-	}
-
-	pb = round(bottom - xtitle.h - 6 - band - 8);
-	pt = round(top + (show_values ? value_h + 4 : tick_h / 2 + 2));
+	pb = round(bottom - xtitle.h - 6 - L.band - 8);
+	pt = round(top + (values ? value_h + 4 : tick_h / 2 + 2));
 	ph = pb - pt;
 	if (ph < 20) {
 		rc = error_set("chart '%s' has no room for its plot",
 			       d->title);
 		goto done;
 	}
-
-	/* grid and y ticks */
-	for (i = 0; step * (double)i <= ymax + 1e-9; i++) {
-		double v = step * (double)i;
-		double row = round(pb - v / ymax * ph);
-
-		if (i)
-			hline(c, pl, pr, row, th->grid);
-		fmt_tick(buf, sizeof(buf), v);
-		if ((rc = text_put(c, F_TICK, 0, buf, 0, pl - 7, row + 0.5, 1,
-				   0.5, th->muted, NULL, NULL)))
-			goto done;
-	}
+	if ((rc = dist_grid(c, step, ymax, pl, pr, pb, ph)))
+		goto done;
 	text_draw_up(c, &ytitle, PAD + ytitle.h / 2, pt + ph / 2 - ytitle.w / 2,
 		     th->muted);
-
-	/* bars */
-	for (i = 0; i < n; i++) {
-		double v = 100.0 * (double)d->counts[i] / (double)d->total;
-		double x0, x1, y0 = round(pb - v / ymax * ph);
-
-		if (d->counts[i] && y0 >= pb)
-			y0 = pb - 1;
-		bar_edges(&b, i, &x0, &x1);
-		fill_rect(c, x0, y0, x1, pb, release_rgb(t, th, g->first[i]));
-		if (show_values && d->counts[i]) {
-			fmt_share(buf, sizeof(buf), v);
-			if ((rc = text_put(c, F_VALUE, 0, buf, 0,
-					   (x0 + x1) / 2, y0 - 2, 0.5, 1,
-					   th->muted, NULL, NULL)))
-				goto done;
-		}
-	}
+	if ((rc = dist_bars(c, d, g, &b, pb, ph, ymax, values)))
+		goto done;
 	hline(c, pl, pr, pb, th->axis);
-	if (b.gap_unrel > 0) {
-		double gx = floor(b.ux - b.gap_unrel / 2);
-
-		vline_dashed(c, gx, pt, pb + 8, th->axis, 2, 2);
-	}
-
-	/* x labels, ticks under the labelled bars */
-	for (i = 0; i < n; i++) {
-		double x = bar_centre(&b, i);
-		int unrel = i >= b.nrel;
-
-		if (!label_shown(&b, i, k, lab_h))
-			continue;
-		vline(c, floor(x), pb + 1, pb + 5, th->axis);
-		if (upright)
-			text_draw(c, &labels[i],
-				  unrel ? unrel_label_x(&b, &labels[i], c->w)
-					: x,
-				  pb + 7, 0.5, 0, unrel ? th->muted : th->text);
-		else
-			text_draw_up(c, &labels[i], x, pb + 7,
-				     unrel ? th->muted : th->text);
-	}
-	text_draw(c, &xtitle, pl + (b.ux - pl) / 2, pb + 8 + band + 4, 0.5, 0,
+	if (b.gap_unrel > 0)
+		vline_dashed(c, floor(b.ux - b.gap_unrel / 2), pt, pb + 8,
+			     th->axis, 2, 2);
+	xlabels_draw(c, &L, &b, pb);
+	text_draw(c, &xtitle, pl + (b.ux - pl) / 2, pb + 8 + L.band + 4, 0.5, 0,
 		  th->muted);
-	rc = 0;
 done:
-	if (labels)
-		for (i = 0; i < n; i++)
-			text_free(&labels[i]);
-	free(labels);
+	xlabels_release(&L);
 	text_free(&ytitle);
 	text_free(&xtitle);
 	return rc;
