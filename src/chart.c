@@ -340,6 +340,16 @@ static void text_free(struct text *t)
 	t->layout = NULL;
 }
 
+/* An array of n texts and the array (NULL: nothing). */
+static void texts_free(struct text *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		text_free(&v[i]);
+	free(v);
+}
+
 /* The logical box of a laid out text. */
 static void text_measure(struct text *t)
 {
@@ -1121,12 +1131,7 @@ struct xlabels {
 
 static void xlabels_release(struct xlabels *L)
 {
-	size_t i;
-
-	if (L->v)
-		for (i = 0; i < L->n; i++)
-			text_free(&L->v[i]);
-	free(L->v);
+	texts_free(L->v, L->n);
 	L->v = NULL;
 }
 
@@ -1438,12 +1443,7 @@ struct hbars {
 
 static void hbars_release(struct hbars *h)
 {
-	size_t i;
-
-	if (h->labels)
-		for (i = 0; i < h->n; i++)
-			text_free(&h->labels[i]);
-	free(h->labels);
+	texts_free(h->labels, h->n);
 	h->labels = NULL;
 }
 
