@@ -331,6 +331,7 @@ struct chart {
 	const struct rows *rows;
 	size_t nrel;   /* releases before the unreleased bucket */
 	double spare;  /* height left unused, set by charts that can shrink */
+	const struct chart_groups *groups; /* bars of release charts */
 };
 
 static void text_free(struct text *t)
@@ -1390,43 +1391,36 @@ done:
 /* ------------------------------------------------------------------ */
 /*
  * A bar per release, or per group of releases when there are too many
- * (chart_groups_build), which the subtitle then says.
+ * (c->groups), which the subtitle then says.
  */
 static int draw_dist(struct chart *c, const void *arg)
 {
+	const struct chart_groups *g = c->groups;
 	const struct dist *d = arg;
 	struct dist grouped = *d;
-	struct chart_groups g;
 	uint64_t *counts = NULL;
 	char *sub = NULL;
 	size_t i;
 	int rc;
 
-	if ((rc = chart_groups_build(&g, c->t, CHART_MAX_BARS)))
-		return rc;
-	if (!(counts = calloc(g.n + 1, sizeof(*counts)))) {
-		rc = error_oom();
-		goto done;
-	}
+	if (!(counts = calloc(g->n + 1, sizeof(*counts))))
+		return error_oom();
 	for (i = 0; i < c->t->nreleases; i++)
-		counts[g.of[i]] += d->counts[i];
+		counts[g->of[i]] += d->counts[i];
 	grouped.counts = counts;
-	if (g.by != CHART_BY_RELEASE) {
+	if (g->by != CHART_BY_RELEASE) {
 		if (asprintf(&sub, "%s%s%zu releases, grouped by %s",
 			     d->subtitle ? d->subtitle : "",
 			     d->subtitle ? "; " : "", c->nrel,
-			     g.by == CHART_BY_YEAR ? "year" : "version") < 0) {
-			sub = NULL;
-			rc = error_oom();
-			goto done;
+			     g->by == CHART_BY_YEAR ? "year" : "version") < 0) {
+			free(counts);
+			return error_oom();
 		}
 		grouped.subtitle = sub;
 	}
-	rc = dist_plot(c, &grouped, &g);
-done:
+	rc = dist_plot(c, &grouped, g);
 	free(sub);
 	free(counts);
-	chart_groups_release(&g);
 	return rc;
 }
 
@@ -2549,6 +2543,7 @@ struct charts {
 	size_t path_cap;
 	struct names *names;
 	double spare;           /* of the last render */
+	struct chart_groups groups;
 };
 
 static int render(struct charts *x, cairo_surface_t *s, const char *name,
@@ -2568,6 +2563,7 @@ static int render(struct charts *x, cairo_surface_t *s, const char *name,
 	c.h = x->h;
 	c.rows = &x->rows;
 	c.nrel = x->nrel;
+	c.groups = &x->groups;
 	pango_cairo_update_context(c.cr, c.pc);
 	rc = fn(&c, arg);
 	x->spare = c.spare;
@@ -3091,7 +3087,8 @@ int chart_write_all(const char *img_dir, const struct tally *t,
 	x.nrel = released_count(t);
 	fonts_open(&x.fm, &x.pc);
 	if ((rc = names_new(&x.names, t)) < 0 ||
-	    (rc = rows_build(&x.rows, t, rows_max(o->height))))
+	    (rc = rows_build(&x.rows, t, rows_max(o->height))) ||
+	    (rc = chart_groups_build(&x.groups, t, CHART_MAX_BARS)))
 		goto done;
 
 	counts = calloc(t->nreleases ? t->nreleases : 1, sizeof(*counts));
@@ -3126,6 +3123,7 @@ done:
 	free(x.path);
 	names_free(x.names);
 	rows_release(&x.rows);
+	chart_groups_release(&x.groups);
 	fonts_close(x.fm, x.pc);
 	return rc;
 }

@@ -71,15 +71,18 @@ struct chart_groups {
 
 /*
  * The bars for the releases of `t`, at most `max` of released code
- * (>= 2). Up to `max` releases, a bar each. Beyond, by version when
- * every release's name is a prefix of non-digits and numbers separated
- * by '.' or '_' ("v2.6.39", "2021.04"): the releases that share their
- * first L numbers make a bar, for the largest L that gives between 2
- * and `max` bars, labelled with what all its names share ("v2.6.x").
- * Else by the year of each release's tag (releases.csv's date), or by
- * spans of 2, 5, 10... years when the years are too many; else (no
- * dates, or a single year) a bar per release. Bars are in the order of
- * their first release. Free with chart_groups_release().
+ * (>= 2). Up to `max` releases, a bar each. Beyond, groups:
+ *  - by version, when every release's name is a prefix of non-digits
+ *    and numbers separated by '.' or '_' ("v2.6.39", "2021.04"): the
+ *    releases that share their first L numbers make a bar, for the
+ *    largest L that gives between 2 and `max` bars, labelled with the
+ *    numbers all its names share ("v2.6.x"), or its one release's name;
+ *  - by the year of each release's tag (releases.csv's date), or by
+ *    spans of 2, 5, 10... years ("2000-2004", an en dash) when too many;
+ * whichever gives more bars, version on a tie; when neither can (no
+ * versions, and no dates or a single year), a bar per release. Bars are
+ * in the order of their first release; the unreleased bucket has its
+ * own, last. Free with chart_groups_release().
  */
 int chart_groups_build(struct chart_groups *out, const struct tally *t,
 		       size_t max);
