@@ -210,6 +210,12 @@ finish() {
 
 # --- errors ----------------------------------------------------------------
 
+# bounded CMD...: CMD within BOUND_SECONDS (default 60) and 2 GiB of
+# address space, for hostile inputs.
+bounded() {
+	(ulimit -v 2097152; exec timeout "${BOUND_SECONDS:-60}" "$@")
+}
+
 # expect CODE PATTERN CMD...: run CMD (in the current directory, output
 # in ./out and ./err), require exit CODE, a single stderr line matching
 # the extended regex "^strata: PATTERN", and nothing on stdout.

@@ -1,18 +1,12 @@
 #!/bin/bash
 # hostile inputs besides the object database and the commit parsers:
 # globs made to backtrack (--include and a repository's .gitattributes),
-# ignore-revs files that are not files or are huge, a valid chain of
-# 100,500 deltas, and paths with control characters. Each ends within a
-# time and memory bound: an error in one `strata: ` line, or the answer.
+# ignore-revs files that are not files or are huge or odd, and names with
+# control characters in errors. Each ends within a time and memory bound
+# (`bounded`, 10 s here): an error in one `strata: ` line, or the answer.
 set -eu
 . "$(dirname "$0")/lib.sh"
-HERE=$(cd "$(dirname "$0")" && pwd)
-export PYTHONPATH=$HERE
-
-# bounded CMD...: at most 10 s and 2 GiB of address space.
-bounded() {
-	(ulimit -v 2097152; exec timeout 10 "$@")
-}
+BOUND_SECONDS=10
 
 # The paths of a blame, sorted.
 paths() {

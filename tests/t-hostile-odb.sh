@@ -9,11 +9,6 @@ set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 export PYTHONPATH=$HERE
 
-# bounded CMD...: at most 60 s and 2 GiB of address space.
-bounded() {
-	(ulimit -v 2097152; exec timeout 60 "$@")
-}
-
 # A repository whose HEAD has one file f, blob $1 (hex), which is in no
 # store: the case writes it.
 repo_with() {
