@@ -5,7 +5,7 @@
  * Each value, cut out of the page, must hold no '<', '>', quote or '&'
  * that starts no entity, and decode to the input, with tab, LF, VT, FF
  * and CR as spaces; a link may instead be "#", and must be when its
- * scheme is other than http or https.
+ * scheme is other than ftp, http or https.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -78,12 +78,14 @@ static int decode(char *d, const char *out, size_t n)
 	return 1;
 }
 
-/* 1 if the link has a scheme, and it is neither http nor https. */
+/* 1 if the link has a scheme other than ctemplate's safe ones (ftp,
+ * http, https). */
 static int other_scheme(const char *url)
 {
 	size_t s = strcspn(url, ":/?#");
 
 	return url[s] == ':' &&
+	       !(s == 3 && !strncasecmp(url, "ftp", 3)) &&
 	       !(s == 4 && !strncasecmp(url, "http", 4)) &&
 	       !(s == 5 && !strncasecmp(url, "https", 5));
 }
