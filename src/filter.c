@@ -12,7 +12,7 @@
  * ABORT_ALL (the text ran out, or the pattern is malformed: nothing can
  * match) and ABORT_TO_STARSTAR (a '*' that cannot cross '/' gives up to
  * an enclosing '**'). Its backtracking is fast on the globs people write
- * but exponential in the stars on some (hours for '*a' fourteen times
+ * but exponential in the stars on some (minutes for '*a' fourteen times
  * and 'b' against sixty a's and a c), so it runs on a budget of steps;
  * past it, the glob runs as an automaton instead (below), in time its
  * length times the text's. Both give wildmatch's answers.

@@ -10,7 +10,7 @@
  * class, a trailing backslash) never matches anything; filter_glob_check()
  * tells why, so that an option can be refused before any work. Matching
  * takes time in the glob's length times the text's, whatever the stars
- * (git's own backtracking takes hours over some globs).
+ * (git's own backtracking takes minutes and more over some globs).
  *
  * Pure functions of their arguments: no I/O, safe on any thread.
  */
