@@ -1311,6 +1311,7 @@ static int index_years(struct site *s, struct template_dict *d)
 		   "changed them, oldest on the left. The table beside it has "
 		   "every value.", "The share of today's lines last changed "
 		   "in each year."));
+	TRY(template_dict_show(d, "YEARS_DATA"));
 	TRY(chart_row(s, d, "years", "Lines by year"));
 	if (has_authors(s)) {
 		TRY(template_dict_show(d, "AUTHORS_DATA"));

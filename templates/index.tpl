@@ -118,8 +118,10 @@
 <li><a href="data/history-subsystems.csv">history-subsystems.csv</a>: the same per top-level directory</li>
 <li><a href="data/survival.csv">survival.csv</a>: each release's lines at its own snapshot and every later one</li>
 {{/HISTORY_DATA}}
+{{#YEARS_DATA}}
 <li><a href="data/years.csv">years.csv</a>: lines and commits per calendar year</li>
 <li><a href="data/years-subsystems.csv">years-subsystems.csv</a>: lines per top-level directory and year</li>
+{{/YEARS_DATA}}
 {{#AUTHORS_DATA}}
 <li><a href="data/authors.csv">authors.csv</a>: lines, commits and files per author</li>
 <li><a href="data/orgs.csv">orgs.csv</a>: lines and commits per organisation</li>
