@@ -1272,15 +1272,13 @@ static int years_summary(struct site *s, struct template_dict *d)
 
 	if (!co->total_lines)
 		return 0;
-	if (old) {
-		TRY(template_dict_add(&sec, d, "OLD"));
-		TRY(template_dict_setf(sec, "YEAR", "%d", year));
-		TRY(template_dict_set(sec, "SHARE",
-				      percent(old, co->total_lines, 1).s));
-	}
-	TRY(template_dict_add(&sec, d, "MEDIAN"));
-	TRY(template_dict_set(sec, "YEAR",
+	TRY(template_dict_set(d, "MEDIAN",
 			      years_median(&co->years, co->total_lines)));
+	if (!old)
+		return template_dict_show(d, "NO_OLD");
+	TRY(template_dict_add(&sec, d, "OLD"));
+	TRY(template_dict_setf(sec, "YEAR", "%d", year));
+	TRY(template_dict_set(sec, "SHARE", percent(old, co->total_lines, 1).s));
 done:
 	return rc;
 }

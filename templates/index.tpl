@@ -58,7 +58,7 @@
 {{#YEARS}}
 <section id="years">
 <h2>Lines by year</h2>
-<p>{{#OLD}}<strong>{{SHARE}}%</strong> of the lines at {{REV}} were last changed before {{YEAR}}; {{/OLD}}half of them in {{#MEDIAN}}{{YEAR}}{{/MEDIAN}} or earlier. A line’s year is that of the {{DATE}} date (UTC) of the commit <code>git blame</code> gives it.</p>
+<p>{{#OLD}}<strong>{{SHARE}}%</strong> of the lines at {{REV}} were last changed before {{YEAR}}; half of them in {{MEDIAN}} or earlier.{{/OLD}}{{#NO_OLD}}Half of the lines at {{REV}} were last changed in {{MEDIAN}} or earlier.{{/NO_OLD}} A line’s year is that of the {{DATE}} date (UTC) of the commit <code>git blame</code> gives it.</p>
 <div class="pair narrow">
 {{>YEARS_CHART}}
 <div class="table-wrap">
