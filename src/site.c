@@ -1364,9 +1364,14 @@ static int cohort_table(struct template_dict *d, const char *section,
 		TRY(template_dict_set(others, "SHARE", pct(lines, total).s));
 		TRY(template_dict_set(others, "COMMITS", count(commits).s));
 	}
-	TRY(set_counted(sec, "N_SHOWN", v->n < COHORT_TABLE_TOP ? v->n :
-			COHORT_TABLE_TOP, one, many));
 	TRY(set_counted(sec, "N_ALL", v->n, one, many));
+	if (v->n > COHORT_TABLE_TOP) {
+		TRY(template_dict_add(&others, sec, "SOME"));
+		TRY(set_counted(others, "N_SHOWN", COHORT_TABLE_TOP, one,
+				many));
+	} else {
+		TRY(template_dict_show(sec, "EVERY"));
+	}
 	TRY(template_dict_set(sec, "LINES", count(total).s));
 	TRY(template_dict_set(sec, "COMMITS", count(all).s));
 done:
@@ -1438,20 +1443,30 @@ static int authors_by_subsystem(struct site *s, struct template_dict *d)
 	return rc;
 }
 
-/* "The top 20 authors wrote 45.1% of the lines" */
+/* "NAME wrote the most: 9.4%; the top 20 authors, 50.3%" */
 static int authors_headline(struct site *s, struct template_dict *d)
 {
 	const struct cohort_view *v = &s->t->cohorts->authors;
-	size_t top = v->n < COHORT_CHART_TOP ? v->n : COHORT_CHART_TOP;
-	uint64_t lines = 0;
-	int rc;
+	uint64_t total = s->t->cohorts->total_lines, lines = 0;
+	struct template_dict *sec;
+	int rc = 0;
 
-	for (size_t i = 0; i < top; i++)
+	if (v->n && total) {
+		TRY(template_dict_add(&sec, d, "HEADLINE"));
+		TRY(set_display(sec, "NAME", *v->v[0].name ? v->v[0].name :
+				"(no name)"));
+		TRY(template_dict_set(sec, "SHARE",
+				      percent(v->v[0].lines, total, 1).s));
+	}
+	for (size_t i = 0; i < v->n && i < COHORT_CHART_TOP; i++)
 		lines += v->v[i].lines;
-	TRY(set_counted(d, "N_TOP", top, "author", "authors"));
-	TRY(template_dict_set(d, "TOP_SHARE",
-			      percent(lines, s->t->cohorts->total_lines,
-				      1).s));
+	if (v->n > COHORT_CHART_TOP && total) {
+		TRY(template_dict_add(&sec, sec, "TOP"));
+		TRY(set_counted(sec, "N_TOP", COHORT_CHART_TOP, "author",
+				"authors"));
+		TRY(template_dict_set(sec, "TOP_SHARE",
+				      percent(lines, total, 1).s));
+	}
 	TRY(set_counted(d, "N_AUTHORS", v->n, "author", "authors"));
 	TRY(set_counted(d, "N_ORGS", s->t->cohorts->orgs.n, "organisation",
 			"organisations"));

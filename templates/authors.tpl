@@ -1,7 +1,9 @@
 {{%AUTOESCAPE context="HTML"}}
 {{>HEADER}}
 <h1>Who wrote the code in {{REPO}}?</h1>
-<p class="headline">The top {{N_TOP}} wrote <strong>{{TOP_SHARE}}%</strong> of the code at {{REV}}.</p>
+{{#HEADLINE}}
+<p class="headline">{{NAME}} wrote the most of the code at {{REV}}: <strong>{{SHARE}}%</strong>{{#TOP}}; the top {{N_TOP}}, {{TOP_SHARE}}%{{/TOP}}.</p>
+{{/HEADLINE}}
 <p>Each line counts for the author of the commit that <code>git blame</code> gives it, named as <code>git shortlog</code> names them (after <code>.mailmap</code>): {{N_AUTHORS}} in all, of {{N_ORGS}}. Commits are those of {{REV}}’s history, as <code>git shortlog -s</code> counts them. An author’s organisation is {{#ORG_MAP}}what <code>{{FILE}}</code> maps their email address to, else{{/ORG_MAP}} the domain of their email address{{#NO_ORG_MAP}} when they made the commit{{/NO_ORG_MAP}}. No email address is shown.</p>
 
 <section id="authors">
@@ -11,7 +13,7 @@
 {{#AUTHORS}}
 <div class="table-wrap">
 <table>
-<caption>The top {{N_SHOWN}} of {{N_ALL}} by lines at {{REV}}. <a href="data/authors.csv">authors.csv</a> has them all.</caption>
+<caption>{{#SOME}}The top {{N_SHOWN}} of {{N_ALL}}{{/SOME}}{{#EVERY}}All {{N_ALL}}{{/EVERY}} by lines at {{REV}}. <a href="data/authors.csv">authors.csv</a>{{#SOME}} has them all{{/SOME}}.</caption>
 <thead><tr><th scope="col">Author</th><th scope="col" class="num">Lines</th><th scope="col" class="num">Share</th><th scope="col" class="num opt">Commits</th><th scope="col" class="num opt">Files</th></tr></thead>
 <tbody>
 {{#ROW}}
@@ -35,7 +37,7 @@
 {{#ORGS}}
 <div class="table-wrap">
 <table>
-<caption>The top {{N_SHOWN}} of {{N_ALL}} by lines at {{REV}}. <a href="data/orgs.csv">orgs.csv</a> has them all.</caption>
+<caption>{{#SOME}}The top {{N_SHOWN}} of {{N_ALL}}{{/SOME}}{{#EVERY}}All {{N_ALL}}{{/EVERY}} by lines at {{REV}}. <a href="data/orgs.csv">orgs.csv</a>{{#SOME}} has them all{{/SOME}}.</caption>
 <thead><tr><th scope="col">Organisation</th><th scope="col" class="num">Lines</th><th scope="col" class="num">Share</th><th scope="col" class="num opt">Commits</th></tr></thead>
 <tbody>
 {{#ROW}}

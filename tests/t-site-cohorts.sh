@@ -92,7 +92,7 @@ blame_lines() {
 }
 
 authors_match_git() {
-	local total name lines files commits
+	local total name lines files commits top share
 	people_repo
 	SOURCE_DATE_EPOCH=1700000000 "$STRATA" report r -q --out out
 	[ -f out/authors.html ]
@@ -113,9 +113,14 @@ authors_match_git() {
 	# most lines first
 	html_rows out/authors.html | grep '^authors' | cut -f3 >order
 	sort -rn order | cmp - order
-	# the headline counts the top 20, here all four
-	grep -q 'The top 4 authors wrote <strong>100.0%</strong>' \
+	# the headline: the first author's share, one decimal
+	top=$(html_rows out/authors.html | grep '^authors' | head -1)
+	share=$(awk -v p="$(cut -f3 <<<"$top")" -v w="$total" 'BEGIN {
+		v = int((p * 1000 * 2 + w) / (2 * w))
+		printf "%d.%d%%\n", int(v / 10), v % 10 }')
+	grep -qF "$(cut -f2 <<<"$top") wrote the most of the code at HEAD: <strong>$share</strong>." \
 		out/authors.html
+	grep -q '<caption>All 4 authors by lines at HEAD.' out/authors.html
 }
 
 # Each subsystem's table: its authors by their lines in it, from blame.
