@@ -2200,7 +2200,7 @@ static double ranked_share(const struct ranked *r, size_t i)
 static int ranked_labels(struct chart *c, const struct ranked *r,
 			 struct hbars *h)
 {
-	char buf[64];
+	char buf[64], n[32];
 	int rc;
 
 	h->n = ranked_rows(r);
@@ -2211,9 +2211,10 @@ static int ranked_labels(struct chart *c, const struct ranked *r,
 	for (size_t i = 0; i < h->n; i++) {
 		const char *name = i < r->ntop ? r->v->v[i].name : buf;
 
-		if (i >= r->ntop)
-			snprintf(buf, sizeof(buf), "%zu others",
-				 r->v->n - r->ntop);
+		if (i >= r->ntop) {
+			fmt_count(n, sizeof(n), r->v->n - r->ntop);
+			snprintf(buf, sizeof(buf), "%s others", n);
+		}
 		if ((rc = text_make(&h->labels[i], c, F_LABEL, i >= r->ntop,
 				    *name ? name : "(no name)",
 				    fmax(60, 0.28 * c->w),
