@@ -2991,7 +2991,8 @@ static int years_fill(struct yearly *y, const struct cohort_view *v)
 {
 	int first = v->n ? atoi(v->v[0].name) : 0;
 	int last = v->n ? atoi(v->v[v->n - 1].name) : 0;
-	int whole = v->n && last - first < YEARS_MAX_SPAN;
+	/* years from gmtime() fit an int; their difference may not */
+	int whole = v->n && (long long)last - first < YEARS_MAX_SPAN;
 	size_t n = whole ? (size_t)(last - first + 1) : v->n;
 	int *years = calloc(n ? n : 1, sizeof(*years));
 	uint64_t *lines = calloc(n ? n : 1, sizeof(*lines));

@@ -1614,6 +1614,47 @@ done:
 	img_free(&im);
 }
 
+static const char *far_year(size_t i)
+{
+	return i ? "2200" : "1970";
+}
+
+/*
+ * 1970 and 2200 (a broken clock): too far apart for a bar a year (231
+ * bars of 2 px), so two wide bars, in the colours of a ramp of two.
+ */
+static void check_years_span(const char *base)
+{
+	static const uint64_t lines[] = { 10, 30 }, a[] = { 40, 0 };
+	struct tally *t = fx_new(2, 0, name_v);
+	struct cohorts *c = xcalloc(1, sizeof(*c));
+	char *dir = subdir(base, "years-span");
+	struct box b0, b1;
+	struct img im;
+
+	fx_view(&c->years, 2, lines, far_year);
+	c->total_lines = 40;
+	fx_dir(t, "lib", 1, a);
+	fx_done(t);
+	t->cohorts = c;
+	if (!write_charts(dir, t, &info_linux, 720, 480, 0) &&
+	    load_or_fail(&im, dir, "years.png")) {
+		if (find_colour(&im, release_rgb(t, 0, 0), &b0) &&
+		    find_colour(&im, release_rgb(t, 1, 0), &b1))
+			CHECK(b1.x0 > b0.x1 && b0.x1 - b0.x0 > 20 &&
+				      b1.x1 - b1.x0 > 20,
+			      "1970 and 2200 at %d-%d and %d-%d", b0.x0, b0.x1,
+			      b1.x0, b1.x1);
+		else
+			fail(__LINE__, "no bars for 1970 and 2200");
+		img_free(&im);
+	}
+	t->cohorts = NULL;
+	fx_cohorts_free(c);
+	fx_free(t);
+	free(dir);
+}
+
 static void check_cohorts(const char *base)
 {
 	static const uint64_t a[] = { 600, 300, 100, 0 };
@@ -1752,6 +1793,7 @@ int main(int argc, char **argv)
 		check_determinism(argv[2]);
 		check_history(argv[2]);
 		check_cohorts(argv[2]);
+		check_years_span(argv[2]);
 	} else {
 		fprintf(stderr, "chart_test: unknown mode '%s'\n", mode);
 		return 2;
