@@ -3032,8 +3032,7 @@ static int chart_years(struct charts *x)
 	snprintf(sub, sizeof(sub), "Share of all %s %s in %s by the year "
 		 "(UTC) of the %s date of the commit git blame gives them",
 		 count, co->total_lines == 1 ? "line" : "lines",
-		 repo_of(x->info),
-		 co->date == COHORTS_AUTHOR ? "author" : "committer");
+		 repo_of(x->info), cohorts_date_name(co->date));
 	y.title = title;
 	y.subtitle = sub;
 	y.total = co->total_lines;

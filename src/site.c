@@ -1448,31 +1448,38 @@ static int authors_headline(struct site *s, struct template_dict *d)
 {
 	const struct cohort_view *v = &s->t->cohorts->authors;
 	uint64_t total = s->t->cohorts->total_lines, lines = 0;
-	struct template_dict *sec;
+	struct template_dict *sec, *top;
 	int rc = 0;
 
-	if (v->n && total) {
-		TRY(template_dict_add(&sec, d, "HEADLINE"));
-		TRY(set_display(sec, "NAME", *v->v[0].name ? v->v[0].name :
-				"(no name)"));
-		TRY(template_dict_set(sec, "SHARE",
-				      percent(v->v[0].lines, total, 1).s));
-	}
-	for (size_t i = 0; i < v->n && i < COHORT_CHART_TOP; i++)
+	if (!v->n || !total)
+		return 0;
+	TRY(template_dict_add(&sec, d, "HEADLINE"));
+	TRY(set_display(sec, "NAME", *v->v[0].name ? v->v[0].name :
+			"(no name)"));
+	TRY(template_dict_set(sec, "SHARE",
+			      percent(v->v[0].lines, total, 1).s));
+	if (v->n <= COHORT_CHART_TOP)
+		return 0;
+	for (size_t i = 0; i < COHORT_CHART_TOP; i++)
 		lines += v->v[i].lines;
-	if (v->n > COHORT_CHART_TOP && total) {
-		TRY(template_dict_add(&sec, sec, "TOP"));
-		TRY(set_counted(sec, "N_TOP", COHORT_CHART_TOP, "author",
-				"authors"));
-		TRY(template_dict_set(sec, "TOP_SHARE",
-				      percent(lines, total, 1).s));
-	}
-	TRY(set_counted(d, "N_AUTHORS", v->n, "author", "authors"));
+	TRY(template_dict_add(&top, sec, "TOP"));
+	TRY(set_counted(top, "N_TOP", COHORT_CHART_TOP, "author", "authors"));
+	TRY(template_dict_set(top, "TOP_SHARE", percent(lines, total, 1).s));
+done:
+	return rc;
+}
+
+/* How many authors and organisations, and what names the latter. */
+static int authors_counts(struct site *s, struct template_dict *d)
+{
+	struct template_dict *sec;
+	int rc;
+
+	TRY(set_counted(d, "N_AUTHORS", s->t->cohorts->authors.n, "author",
+			"authors"));
 	TRY(set_counted(d, "N_ORGS", s->t->cohorts->orgs.n, "organisation",
 			"organisations"));
 	if (s->info->org_map) {
-		struct template_dict *sec;
-
 		TRY(template_dict_add(&sec, d, "ORG_MAP"));
 		TRY(set_display(sec, "FILE", base_name(s->info->org_map)));
 	} else {
@@ -1492,6 +1499,7 @@ static int write_authors(struct site *s)
 		return 0;
 	TRY(page_new(&d, s, "authors.html", "Authors", NAV_AUTHORS));
 	TRY(authors_headline(s, d));
+	TRY(authors_counts(s, d));
 	TRY(figure(s, d, "AUTHORS_CHART", "authors", "Bar chart of the "
 		   "share of the lines written by each of the top authors, "
 		   "and by all the others together. The table beside it has "
