@@ -415,6 +415,56 @@ void repository_free(struct repository *repo)
 	free(repo);
 }
 
+/*
+ * `rev` as a ref name or a full object id, to the object it names, without
+ * parsing it: libgit2 refuses a commit it cannot parse with "unknown
+ * revision", where strata's own reader says what is wrong with it.
+ */
+static int resolve_raw(git_oid *out, struct repository *repo,
+		       const char *rev)
+{
+	git_reference *ref = NULL, *res = NULL;
+	struct odb_object *obj = NULL;
+	int rc = -1;
+
+	if (strlen(rev) == GIT_OID_HEXSZ && git_oid_fromstr(out, rev) == 0) {
+		rc = 0;
+	} else if (git_reference_dwim(&ref, repo->git, rev) == 0 &&
+		   git_reference_resolve(&res, ref) == 0 &&
+		   git_reference_target(res)) {
+		git_oid_cpy(out, git_reference_target(res));
+		rc = 0;
+	}
+	git_reference_free(res);
+	git_reference_free(ref);
+	/* Only a commit: history_load() reads it and says what is wrong. */
+	if (rc == 0 && odb_read(&obj, repo->odb, repo->git,
+				repository_replacement(repo, out),
+				GIT_OBJECT_COMMIT) < 0)
+		rc = -1;
+	odb_object_free(obj);
+	error_clear();
+	return rc;
+}
+
+static int resolve_unborn(struct repository *repo)
+{
+	git_reference *head = NULL;
+	const char *branch = "HEAD";
+	int rc;
+
+	if (git_reference_lookup(&head, repo->git, "HEAD") == 0 &&
+	    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
+		branch = git_reference_symbolic_target(head);
+		if (!strncmp(branch, "refs/heads/", 11))
+			branch += 11;
+	}
+	rc = error_set("your current branch '%s' does not have any commits "
+		       "yet", branch);
+	git_reference_free(head);
+	return rc;
+}
+
 int repository_resolve_commit(git_oid *out, struct repository *repo,
 			      const char *rev)
 {
@@ -422,23 +472,11 @@ int repository_resolve_commit(git_oid *out, struct repository *repo,
 	int rc = 0;
 
 	if (git_revparse_single(&obj, repo->git, rev) < 0) {
-		git_reference *head = NULL;
-
 		if (!strcmp(rev, "HEAD") &&
-		    git_repository_head_unborn(repo->git) == 1) {
-			const char *branch = "HEAD";
-
-			if (git_reference_lookup(&head, repo->git, "HEAD") == 0 &&
-			    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
-				branch = git_reference_symbolic_target(head);
-				if (!strncmp(branch, "refs/heads/", 11))
-					branch += 11;
-			}
-			rc = error_set("your current branch '%s' does not have "
-				       "any commits yet", branch);
-			git_reference_free(head);
-			return rc;
-		}
+		    git_repository_head_unborn(repo->git) == 1)
+			return resolve_unborn(repo);
+		if (resolve_raw(out, repo, rev) == 0)
+			return 0;
 		return error_set("unknown revision '%s'", rev);
 	}
 	if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0) {
