@@ -58,7 +58,11 @@ struct version {
 	uint32_t nlines;
 	uint32_t pending;         /* stage 3: dependents not yet evaluated */
 	uint32_t slot;            /* stage 3: index in creation order */
-	uint16_t norigins;
+	/*
+	 * One per parent at most: a commit of 512 MiB (ODB_MAX_OBJECT)
+	 * names at most 11.2 million parents, less than 2^24.
+	 */
+	unsigned norigins:24;
 	unsigned needed:1, ignored:1, output:1;
 	unsigned counted:1;       /* nlines read off the blob (stage 2) */
 	unsigned broken:1;        /* origins unknown: see struct broken */
@@ -246,7 +250,7 @@ static void version_free_one(struct pool *P, struct version *v,
 			     struct version ***stack, size_t *sp,
 			     size_t *salloc)
 {
-	uint16_t i;
+	uint32_t i;
 
 	for (i = 0; i < v->norigins; i++) {
 		struct version *s = v->origins[i].src;
@@ -868,6 +872,34 @@ static int broken_error(const struct engine *E, const struct version *v)
 }
 
 /*
+ * Whether blob `oid`, the origin that parent i offers, is new among those
+ * of the parents before it (sgp[0, i)): git keeps only the first parent
+ * of each blob. Over 64 parents, a hash of them (tab, mask + 1 slots of
+ * indices + 1, those of later parents skipped) keeps a merge of a million
+ * parents linear.
+ */
+static bool first_of_blob(struct version *const *sgp, uint32_t i,
+			  const git_oid *oid, uint32_t *tab, size_t mask)
+{
+	size_t h;
+	uint32_t k;
+
+	if (!tab) {
+		for (k = 0; k < i; k++)
+			if (sgp[k] && git_oid_equal(&sgp[k]->oid, oid))
+				return false;
+		return true;
+	}
+	memcpy(&h, oid->id, sizeof(h));
+	/* Pass 1 looks at parents before i only, as git does. */
+	for (h &= mask; tab[h]; h = (h + 1) & mask)
+		if (tab[h] - 1 < i && git_oid_equal(&sgp[tab[h] - 1]->oid, oid))
+			return false;
+	tab[h] = i + 1;
+	return true;
+}
+
+/*
  * Find the version for a changed file of commit c by git's rules, and
  * store it in the entry.
  */
@@ -880,13 +912,17 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 	struct version *sg[64], **sgp = sg, *share = NULL, *v = NULL;
 	unsigned char present_buf[64], *present = present_buf;
 	char *missing = NULL;
-	uint32_t i, np = hc->nparents, k;
+	uint32_t i, np = hc->nparents, k, *tab = NULL;
+	size_t mask = 0;
 	int rc = 0;
 
 	if (np > 64) {
+		for (mask = 127; mask < 2 * (size_t)np; mask = 2 * mask + 1)
+			;
 		sgp = calloc(np, sizeof(*sgp));
 		present = calloc(np, 1);
-		if (!sgp || !present) {
+		tab = calloc(mask + 1, sizeof(*tab));
+		if (!sgp || !present || !tab) {
 			rc = error_oom();
 			goto done;
 		}
@@ -910,10 +946,7 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 			share = pe->ptr;
 			break;
 		}
-		for (k = 0; k < i; k++)
-			if (sgp[k] && git_oid_equal(&sgp[k]->oid, &pe->oid))
-				break;
-		if (k == i)
+		if (first_of_blob(sgp, i, &pe->oid, tab, mask))
 			sgp[i] = pe->ptr;
 	}
 	/* Pass 1: renames, for parents that have nothing at the path. */
@@ -960,11 +993,7 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 			break;
 		}
 		/* Like pass 0, git compares with the parents before it. */
-		for (k = 0; k < i; k++)
-			if (sgp[k] &&
-			    git_oid_equal(&sgp[k]->oid, &del[i].src[idx].oid))
-				break;
-		if (k == i)
+		if (first_of_blob(sgp, i, &del[i].src[idx].oid, tab, mask))
 			sgp[i] = del[i].ver[idx];
 	}
 	if (share) {
@@ -1006,6 +1035,7 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 	}
 done:
 	free(missing);
+	free(tab);
 	if (sgp != sg)
 		free(sgp);
 	if (present != present_buf)
@@ -1343,7 +1373,7 @@ static int evaluate(struct version *v, unsigned char *taken)
 {
 	/* Most versions: one origin, nothing ignored, no need for taken[]. */
 	bool single = v->norigins == 1 && !v->ignored;
-	uint16_t k;
+	uint32_t k;
 	uint32_t x;
 
 	v->lines = malloc((v->nlines ? v->nlines : 1) * sizeof(*v->lines));
@@ -1518,7 +1548,7 @@ static int evaluation_plan(struct evaluation *X, struct version **list,
 		up[i] = (uint32_t)i;
 	}
 	for (i = 0; i < n; i++) {
-		uint16_t k;
+		uint32_t k;
 
 		for (k = 0; k < X->list[i]->norigins; k++) {
 			uint32_t a = group_root(up, (uint32_t)i);
@@ -1568,7 +1598,7 @@ static int evaluate_group(const struct evaluation *X, size_t g,
 
 	for (i = X->start[g]; i < X->start[g + 1]; i++) {
 		struct version *v = X->list[X->order[i]];
-		uint16_t k;
+		uint32_t k;
 
 		if ((rc = count_lines(v)) < 0)
 			return rc;
@@ -1712,7 +1742,7 @@ static int keep_hunks(struct origin *o, const struct diff_result *dr)
 static int diff_version_stored(struct version *v, struct odb *db,
 			       git_repository *git, struct diff_result *dr)
 {
-	uint16_t k;
+	uint32_t k;
 	int rc;
 
 	if (!v->norigins) {
@@ -1742,7 +1772,7 @@ static int diff_version(struct version *v, struct odb *db,
 	size_t plen[8], *plens = plen;
 	const char *t;
 	size_t tlen;
-	uint16_t k;
+	uint32_t k;
 	int rc;
 
 	if (!(flags & DIFF_IGNORE_WHITESPACE) && !v->ignored)
@@ -2557,7 +2587,7 @@ static int mark_needed(struct marking *M, const struct engine *E)
 		return error_oom();
 	while (M->sp) {
 		struct version *v = M->stack[--M->sp];
-		uint16_t k;
+		uint32_t k;
 
 		if (v->broken)
 			return broken_error(E, v);

@@ -73,6 +73,45 @@ case_parent() {
 		bounded "$STRATA" blame . --quiet --jobs 2
 }
 
+# Octopus merges. N root commits, the i-th with f = "line i"; a merge of
+# them all whose f is "line N-1" and "octopus": its first line comes
+# from the last parent. The 65,537th origin of a version once wrapped a
+# 16-bit count (a heap overflow: SIGSEGV); with 1,000,000 parents (the N
+# again and again) the check for a blob seen at an earlier parent was
+# quadratic (over a minute; git blame is quadratic there too, and takes
+# 9 s on the 65,537). git accepts both merges (git log, git blame).
+case_octopus() {
+	local n=65537 total=$1 tree merge last got
+	repo_new r
+	python3 -c "
+import sys
+w = sys.stdout.buffer.write
+for i in range($n):
+    d = b'line %d\\n' % i
+    w(b'commit refs/roots\\nmark :%d\\n' % (i + 1))
+    w(b'author A <a@b> %d +0000\\n' % (1600000000 + i))
+    w(b'committer A <a@b> %d +0000\\ndata 0\\n' % (1600000000 + i))
+    if i:
+        w(b'from 0000000000000000000000000000000000000000\\n')
+    w(b'M 100644 inline f\\ndata %d\\n%s\\n' % (len(d), d))
+" | git fast-import --quiet --export-marks=marks
+	tree=$(printf '100644 blob %s\tf\n' \
+		"$(printf 'line %d\noctopus\n' $((n - 1)) | git hash-object -w --stdin)" |
+		git mktree)
+	last=$(sed -n "${n}p" marks | cut -d' ' -f2)
+	merge=$(python3 -c "
+import sys
+ids = [l.split()[1] for l in open('marks')]
+sys.stdout.write('tree $tree\\n')
+sys.stdout.write(''.join('parent %s\\n' % ids[i % $n] for i in range($total)))
+sys.stdout.write('$AUTHOR\\n$COMMITTER\\n\\noctopus\\n')
+" | git hash-object -t commit --literally -w --stdin)
+	point_main "$merge"
+	[ "$(git rev-list --parents -1 HEAD | wc -w)" = $((total + 1)) ]
+	got=$(bounded "$STRATA" blame . --quiet | cut -f1 | tr '\n' ' ')
+	[ "$got" = "$last $merge " ] || { echo "strata: $got"; return 1; }
+}
+
 run_case commit-no-tree case_tip 'no tree' \
 	"parent %040d\n$AUTHOR\n$COMMITTER\n\nx\n" git
 run_case commit-bad-tree case_tip 'bad tree line' \
@@ -92,4 +131,6 @@ run_case commit-bad-date case_tip 'bad committer date' \
 run_case commit-date-overflow case_tip 'bad committer date' \
 	"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n$AUTHOR\ncommitter C <c@d> 99999999999999999999 +0000\n\nx\n"
 run_case commit-parent case_parent
+run_case octopus-65537 case_octopus 65537
+run_case octopus-million case_octopus 1000000
 finish
