@@ -13,6 +13,7 @@
 #include "strata/error.h"
 #include "strata/ignore.h"
 #include "strata/odb.h"
+#include "strata/quote.h"
 #include "strata/rename.h"
 
 #ifdef __SANITIZE_ADDRESS__
@@ -194,6 +195,7 @@ struct engine {
 	/* scratch */
 	char *path;
 	size_t path_alloc;
+	unsigned depth;           /* of the tree build_node() is at */
 	/* versions to finish in stage 1 */
 	struct pending *pend;
 	size_t npend, pend_alloc;
@@ -449,9 +451,59 @@ static size_t entry_end(const struct node *n, const struct entry *e)
 	       e->namelen + 1 + GIT_OID_RAWSZ;
 }
 
-/* Parse the raw tree entry at *at: "MODE NAME\0" and 20 bytes of name. */
+/*
+ * A mode as git reads it (canon_mode): a regular file is 100644 or 100755
+ * by its owner's execute bit, whatever else its permissions say (git
+ * once wrote 100664); a directory, a link or a gitlink, as it is. Any
+ * other type: 0 (git reads it as a gitlink; fsck calls it bad).
+ */
+static uint32_t canon_mode(uint32_t mode)
+{
+	switch (mode & 0170000) {
+	case 0100000: return mode & 0100 ? 0100755 : 0100644;
+	case 0040000: return 0040000;
+	case 0120000: return 0120000;
+	case 0160000: return 0160000;
+	default: return 0;
+	}
+}
+
+/* Set the error for entry e of tree `tree`, `what` is wrong with it. */
+static int bad_entry(const git_oid *tree, const struct entry *e,
+		     const char *what)
+{
+	char *buf = NULL;
+	const char *name = quote_name(&buf, e->name, 1);
+	int rc;
+
+	rc = error_set("corrupt tree '%s': entry '%s' %s",
+		       git_oid_tostr_s(tree), name ? name : "?", what);
+	free(buf);
+	return rc;
+}
+
+/* Whether entry b may follow entry a (of tree `tree`) in git's order. */
+static int check_join(const struct entry *a, const struct entry *b,
+		      const git_oid *tree)
+{
+	if (a->namelen == b->namelen && !memcmp(a->name, b->name, a->namelen))
+		return bad_entry(tree, b, "is there twice");
+	if (name_cmp(a->name, a->namelen, kind_of(a->mode) == K_TREE, b->name,
+		     b->namelen, kind_of(b->mode) == K_TREE) >= 0)
+		return bad_entry(tree, b, "is out of order");
+	return 0;
+}
+
+/*
+ * Parse the raw tree entry at *at of tree `tree`: "MODE NAME\0" and 20
+ * bytes of name, after `prev` (NULL: the first) in git's order. A name
+ * that is empty, ".", "..", or holds a '/', a duplicate or an entry out
+ * of order (which git fsck reports as errors or warnings, and git reads),
+ * and a mode of no type git knows, are errors naming the tree.
+ */
 static int parse_tree_entry(struct entry *e, const struct odb_object *raw,
-			    size_t *at)
+			    size_t *at, const git_oid *tree,
+			    const struct entry *prev)
 {
 	const unsigned char *d = raw->data, *nul;
 	size_t i = *at, len = raw->len, ms = i;
@@ -459,21 +511,29 @@ static int parse_tree_entry(struct entry *e, const struct odb_object *raw,
 
 	while (i < len && d[i] >= '0' && d[i] <= '7' && i - ms < 7)
 		mode = mode * 8 + (uint32_t)(d[i++] - '0');
-	if (i == ms || i >= len || d[i] != ' ')
-		return -1;
+	nul = i < len ? memchr(d + i, 0, len - i) : NULL;
+	if (i == ms || i >= len || d[i] != ' ' || !nul ||
+	    (size_t)(d + len - nul) < 1 + GIT_OID_RAWSZ)
+		return error_set("corrupt tree '%s': truncated entry",
+				 git_oid_tostr_s(tree));
 	e->modelen = (uint8_t)(i - ms);
-	e->mode = mode;
-	i++;
-	nul = memchr(d + i, 0, len - i);
-	if (!nul || nul == d + i || (size_t)(d + len - nul) < 1 + GIT_OID_RAWSZ)
-		return -1;
-	e->name = (const char *)d + i;
-	e->namelen = (uint32_t)(nul - (d + i));
+	e->mode = canon_mode(mode);
+	e->name = (const char *)d + i + 1;
+	e->namelen = (uint32_t)(nul - (d + i + 1));
 	memcpy(e->oid.id, nul + 1, GIT_OID_RAWSZ);
 	*at = (size_t)(nul + 1 + GIT_OID_RAWSZ - d);
 	e->ptr = NULL;
 	e->moved = false;
-	return 0;
+	if (!e->namelen)
+		return error_set("corrupt tree '%s': an entry with an empty "
+				 "name", git_oid_tostr_s(tree));
+	if (!strcmp(e->name, ".") || !strcmp(e->name, "..") ||
+	    memchr(e->name, '/', e->namelen))
+		return bad_entry(tree, e, "is no file name");
+	if (!e->mode)
+		return bad_entry(tree, e, "has a bad mode");
+	/* A file and a directory of the same name are duplicates too. */
+	return prev ? check_join(prev, e, tree) : 0;
 }
 
 /*
@@ -546,6 +606,8 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 		*out = (struct node *)old;
 		return 0;
 	}
+	if (E->depth > ODB_MAX_TREE_DEPTH)
+		return odb_too_deep(oid);
 	if (!(n = calloc(1, sizeof(*n))))
 		return error_oom();
 	n->refs = 1;
@@ -593,6 +655,10 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 		if (old && tail < old->n &&
 		    (ptrdiff_t)entry_start(old, &old->e[tail]) + shift ==
 		    (ptrdiff_t)at) {
+			/* old's tail is in order; so must be where it joins. */
+			if (n->n && (rc = check_join(&n->e[n->n - 1],
+						     &old->e[tail], oid)) < 0)
+				goto done;
 			if ((rc = node_room(n, &alloc,
 					    n->n + (old->n - tail))) < 0)
 				goto done;
@@ -610,11 +676,9 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 		if ((rc = node_room(n, &alloc, n->n + 1)) < 0)
 			goto done;
 		e = &n->e[n->n];
-		if (parse_tree_entry(e, n->raw, &at) < 0) {
-			rc = error_set("unable to read tree '%s': corrupt entry",
-				       git_oid_tostr_s(oid));
+		if ((rc = parse_tree_entry(e, n->raw, &at, oid,
+					   n->n ? &n->e[n->n - 1] : NULL)) < 0)
 			goto done;
-		}
 		n->n++;
 		k = kind_of(e->mode);
 		/* Both lists are in tree order: advance the old one alongside. */
@@ -641,9 +705,11 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 				goto done;
 			E->path[base + e->namelen] = '/';
 			/* os goes with old unless something else holds it. */
+			E->depth++;
 			rc = build_node(&sub, E, os, &e->oid,
 					base + e->namelen + 1,
 					take && os && os->refs == 1);
+			E->depth--;
 			if (rc < 0)
 				goto done;
 			if (take && sub == os) {
@@ -1148,6 +1214,7 @@ struct reader {
 	size_t cache_bound;      /* the object cache's bound in the walk */
 	char *path;
 	size_t path_alloc;
+	unsigned depth;          /* of the tree reader_list() is at */
 };
 
 /*
@@ -1192,24 +1259,29 @@ static int reader_list(struct reader *R, const git_oid *oid, size_t base)
 {
 	const struct engine *E = R->E;
 	struct odb_object *raw = NULL;
+	struct entry e, prev;
 	size_t at = 0;
 	int rc;
 
+	if (R->depth > ODB_MAX_TREE_DEPTH)
+		return odb_too_deep(oid);
 	if ((rc = odb_read(&raw, E->repo->odb, R->git, oid,
 			   GIT_OBJECT_TREE)) < 0)
 		return rc;
 	R->ntrees++;
 	while (at < raw->len && !atomic_load(&R->stop)) {
-		struct entry e;
-
-		if ((rc = parse_tree_entry(&e, raw, &at)) < 0 ||
+		if ((rc = parse_tree_entry(&e, raw, &at, oid,
+					   at ? &prev : NULL)) < 0 ||
 		    (rc = path_put(&R->path, &R->path_alloc, base, e.name,
 				   e.namelen)) < 0)
 			break;
+		prev = e;
 		if (kind_of(e.mode) == K_TREE) {
 			R->path[base + e.namelen] = '/';
-			if ((rc = reader_list(R, &e.oid,
-					      base + e.namelen + 1)) < 0)
+			R->depth++;
+			rc = reader_list(R, &e.oid, base + e.namelen + 1);
+			R->depth--;
+			if (rc < 0)
 				break;
 			continue;
 		}
@@ -2908,6 +2980,11 @@ static int left_cb(const char *root, const git_tree_entry *e, void *payload)
 	size_t rlen = strlen(root);
 	int why, text;
 
+	/* libgit2's walk recurses: stop it where build_node() stops. */
+	if (mode == GIT_FILEMODE_TREE && odb_tree_too_deep(root, e)) {
+		w->rc = STRATA_ERR;
+		return -1;
+	}
 	if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE)
 		return 0;
 	if ((w->rc = path_put(&w->path, &w->path_alloc, 0, root, rlen)) < 0 ||

@@ -6,6 +6,8 @@
 # comments say where git fails on the same repository too.
 set -eu
 . "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+export PYTHONPATH=$HERE
 
 # bounded CMD...: at most 60 s and 2 GiB of address space.
 bounded() {
@@ -112,6 +114,101 @@ sys.stdout.write('$AUTHOR\\n$COMMITTER\\n\\noctopus\\n')
 	[ "$got" = "$last $merge " ] || { echo "strata: $got"; return 1; }
 }
 
+# tree_repo KIND [N]: a repository whose one commit has a tree written by
+# hand in a pack (tests/gitpack.py): KIND is a list of "MODE NAME" entries
+# (each a blob, or a tree for mode 40000), then an entry "zz"; "deep" N
+# trees each holding the next as "d", the last holding f; "self", a tree
+# stored under the name of a tree that holds it; "cycle", two trees each
+# holding the other; "wide", one tree of N files.
+tree_repo() {
+	repo_new r
+	python3 - "$@" <<-'PY'
+	import sys, gitpack as gp
+	def ent(mode, name, oid):
+	    return b"%s %s\0" % (mode, name) + oid
+	blob = b"hello\n"; B = gp.oid("blob", blob)
+	sub = ent(b"100644", b"f", B)
+	p = gp.Pack(); p.whole("blob", blob); p.whole("tree", sub)
+	kind = sys.argv[1]
+	if kind == "deep":
+	    t = sub
+	    for i in range(int(sys.argv[2])):
+	        t = ent(b"40000", b"d", gp.oid("tree", t)); p.whole("tree", t)
+	    T = gp.oid("tree", t)
+	elif kind in ("self", "cycle"):
+	    T, U = b"\xab" * 20, b"\xcd" * 20
+	    p.whole("tree", sub + ent(b"40000", b"g", U if kind == "cycle" else T),
+	            name=T)
+	    p.whole("tree", ent(b"40000", b"e", T) + sub, name=U)
+	elif kind == "wide":
+	    n = int(sys.argv[2])
+	    t = b"".join(ent(b"100644", b"f%06d" % i, B) for i in range(n))
+	    p.whole("tree", t); T = gp.oid("tree", t)
+	else:
+	    t = b""
+	    for e in kind.split(","):
+	        m, nm = e.encode().split(b" ", 1)
+	        t += ent(m, nm, gp.oid("tree", sub) if m == b"40000" else B)
+	    t += ent(b"100644", b"zz", B)
+	    p.whole("tree", t); T = gp.oid("tree", t)
+	c = (b"tree %s\nauthor A <a@b> 1600000000 +0000\n"
+	     b"committer A <a@b> 1600000000 +0000\n\nx\n") % T.hex().encode()
+	p.whole("commit", c)
+	p.write(".git/objects")
+	open(".git/refs/heads/main", "w").write(gp.oid("commit", c).hex() + "\n")
+	PY
+	TREE=$(git cat-file -p HEAD | sed -n 's/^tree //p')
+}
+
+# Entries git fsck reports (hasDot, hasDotdot, fullPathname, emptyName,
+# duplicateEntries, treeNotSorted, badFilemode) and git log, ls-tree and
+# blame read (git refuses only the empty name: "empty filename in tree
+# entry"). A name with a '/' or a '..' would put a file outside its
+# directory; a duplicate or an entry out of order breaks the walks' merge
+# of each tree with its parent's, which takes both as sorted.
+case_bad_tree() {
+	tree_repo "$1"
+	refused "corrupt tree '$TREE': $2\$"
+}
+
+# Trees nested deeper than 2,048 (git's core.maxTreeDepth from 2.44; git
+# 2.39 has no bound, and its ls-tree -r recurses on): strata's walks, and
+# libgit2's under --skip-vendored, recursed on the stack (SIGSEGV). 2,048
+# is read, in parity with git blame.
+case_deep() {
+	tree_repo deep "$1"
+	if [ "$1" -le 2048 ]; then
+		parity . HEAD
+		return
+	fi
+	refused "corrupt tree '[0-9a-f]{40}': trees nest deeper than 2048 \\(or it contains itself\\)\$"
+	expect 1 "corrupt tree '[0-9a-f]{40}': trees nest deeper than 2048" \
+		bounded "$STRATA" blame . --quiet --skip-vendored
+}
+
+# A tree stored under the name of a tree that holds it (itself, or one
+# that holds it back): the store lies (git: "hash mismatch"), strata's
+# reader does not hash what it reads, and the walk recursed for ever.
+case_loop() {
+	tree_repo "$1"
+	refused "corrupt tree '(ab|cd){20}': trees nest deeper than 2048 \\(or it contains itself\\)\$"
+	! git ls-tree -r HEAD >/dev/null 2>&1 || { echo "git reads it"; return 1; }
+}
+
+# 100,000 entries in one tree: each file blamed once.
+case_wide() {
+	tree_repo wide 100000
+	[ "$(bounded "$STRATA" blame . --quiet | wc -l)" = 100000 ]
+}
+
+# A mode git writes no more but reads (100664, 100000: a regular file's
+# type with other permissions) is a regular file, as git blame takes it.
+case_old_mode() {
+	tree_repo "$1 a"
+	parity . HEAD
+	[ "$("$STRATA" blame . --quiet | cut -f4 | tr '\n' ' ')" = "a zz " ]
+}
+
 run_case commit-no-tree case_tip 'no tree' \
 	"parent %040d\n$AUTHOR\n$COMMITTER\n\nx\n" git
 run_case commit-bad-tree case_tip 'bad tree line' \
@@ -133,4 +230,21 @@ run_case commit-date-overflow case_tip 'bad committer date' \
 run_case commit-parent case_parent
 run_case octopus-65537 case_octopus 65537
 run_case octopus-million case_octopus 1000000
+run_case tree-dot case_bad_tree '100644 .' "entry '.' is no file name"
+run_case tree-dotdot case_bad_tree '100644 ..' "entry '..' is no file name"
+run_case tree-slash case_bad_tree '100644 a/b' "entry 'a/b' is no file name"
+run_case tree-empty-name case_bad_tree '100644 ' 'an entry with an empty name'
+run_case tree-duplicate case_bad_tree '100644 a,100644 a' "entry 'a' is there twice"
+run_case tree-file-and-dir case_bad_tree '100644 a,40000 a' "entry 'a' is there twice"
+run_case tree-unsorted case_bad_tree '100644 b,100644 a' "entry 'a' is out of order"
+run_case tree-mode-zero case_bad_tree '0 a' "entry 'a' has a bad mode"
+run_case tree-mode-fifo case_bad_tree '10644 a' "entry 'a' has a bad mode"
+run_case tree-mode-664 case_old_mode 100664
+run_case tree-mode-100000 case_old_mode 100000
+run_case tree-deep-2048 case_deep 2048
+run_case tree-deep-2049 case_deep 2049
+run_case tree-deep-100000 case_deep 100000
+run_case tree-self case_loop self
+run_case tree-cycle case_loop cycle
+run_case tree-wide case_wide
 finish
