@@ -36,6 +36,11 @@ point_main() {
 # report leaves no --out.
 refused() {
 	expect 1 "$1" bounded "$STRATA" blame . --quiet
+	refused_report "$1"
+}
+
+# refused_report PATTERN: the same of strata report alone (the tags).
+refused_report() {
 	expect 1 "$1" bounded "$STRATA" report . --out o --quiet
 	[ ! -e o ] || { echo "o was left"; return 1; }
 }
@@ -209,6 +214,72 @@ case_old_mode() {
 	[ "$("$STRATA" blame . --quiet | cut -f4 | tr '\n' ' ')" = "a zz " ]
 }
 
+# tag_repo KIND [ARG]: a commit tagged v0 (lightweight), and v1 written by
+# hand as a loose object (tests/gitpack.py): "self", a tag stored under
+# the name it points at; "cycle", two tags each pointing at the other;
+# "date D", a tag of HEAD dated D; "chain N", N tags each of the next;
+# "raw BODY", tag object BODY (printf format).
+tag_repo() {
+	repo_new r
+	commit_file f one a
+	python3 - "$@" <<-'PY'
+	import sys, subprocess, gitpack as gp
+	head = subprocess.check_output(["git", "rev-parse", "HEAD"]).strip()
+	def tag(obj, typ, date=b"1600000000"):
+	    return (b"object %s\ntype %s\ntag v1\ntagger T <t@e> %s +0000"
+	            b"\n\nmsg\n") % (obj, typ, date)
+	kind, X, Y = sys.argv[1], b"ab" * 20, b"cd" * 20
+	if kind == "self":
+	    n = gp.loose(".git/objects", "tag", tag(X, b"tag"), name=bytes.fromhex(X.decode()))
+	elif kind == "cycle":
+	    n = gp.loose(".git/objects", "tag", tag(Y, b"tag"), name=bytes.fromhex(X.decode()))
+	    gp.loose(".git/objects", "tag", tag(X, b"tag"), name=bytes.fromhex(Y.decode()))
+	elif kind == "date":
+	    n = gp.loose(".git/objects", "tag", tag(head, b"commit", sys.argv[2].encode()))
+	elif kind == "chain":
+	    n, t = head, b"commit"
+	    for i in range(int(sys.argv[2])):
+	        n = gp.loose(".git/objects", "tag", tag(n.encode() if isinstance(n, str) else n, t))
+	        t = b"tag"
+	else:
+	    n = gp.loose(".git/objects", "tag", sys.argv[2].encode().decode("unicode_escape").encode())
+	open(".git/refs/tags/v1", "w").write(n + "\n")
+	PY
+	git tag v0
+}
+
+# A tag that points at itself, or two that point at each other (a store
+# that lies: git log --decorate says "hash mismatch"): libgit2, with its
+# hash checks off for speed, followed them for ever.
+case_tag_loop() {
+	tag_repo "$1"
+	refused_report "unable to read tag 'v1': its tags form a cycle\$"
+}
+
+# A tag whose object, type or tag line is garbled: git for-each-ref and
+# git log --decorate fail on it too ("could not parse tag").
+case_tag_bad() {
+	tag_repo raw "$1"
+	refused_report "unable to read tag 'v1': corrupt tag '[0-9a-f]{40}': $2\$"
+	! git for-each-ref --format='%(taggerdate)' refs/tags/v1 >/dev/null 2>&1 ||
+		{ echo "git reads it"; return 1; }
+}
+
+# A tagger date past the year 9999 (2^63 here, which libgit2 refused,
+# failing the whole report): the tag is undated, and takes its commit's
+# date as a tag without a tagger does. A chain of 100 tags is followed to
+# the commit, and dated by its last tag (1600000000).
+case_tag_date() {
+	local date=$1
+	shift
+	tag_repo "$@"
+	[ "$date" != commit ] ||
+		date=$(git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ)
+	bounded "$STRATA" report . --out o --quiet
+	tr -d '\r' <o/data/releases.csv | grep -qx "v1,v1,$date,[0-9,.]*" ||
+		{ cat o/data/releases.csv; return 1; }
+}
+
 run_case commit-no-tree case_tip 'no tree' \
 	"parent %040d\n$AUTHOR\n$COMMITTER\n\nx\n" git
 run_case commit-bad-tree case_tip 'bad tree line' \
@@ -247,4 +318,12 @@ run_case tree-deep-100000 case_deep 100000
 run_case tree-self case_loop self
 run_case tree-cycle case_loop cycle
 run_case tree-wide case_wide
+run_case tag-self case_tag_loop self
+run_case tag-cycle case_tag_loop cycle
+run_case tag-bad-object case_tag_bad 'object 12\ntype commit\ntag v1\n' 'bad object line'
+run_case tag-bad-type case_tag_bad "object $(printf '%040d' 0)\\ntype note\\ntag v1\\n" 'bad type line'
+run_case tag-no-tag case_tag_bad "object $(printf '%040d' 0)\\ntype commit\\n" 'no tag line'
+run_case tag-date-2-63 case_tag_date commit date 9223372036854775808
+run_case tag-date-10000 case_tag_date commit date 253402300800
+run_case tag-chain case_tag_date 2020-09-13T12:26:40Z chain 100
 finish
