@@ -35,11 +35,14 @@ echo "commits: $(git -C "$repo" rev-list --count "$commit")"
 
 # HISTORY=WHEN: the cost of the history. `strata report --history WHEN`
 # against `--history none`, runs taken in turn, with OPTS (--tags ...)
-# for both; the median time and the highest peak memory of each.
+# for both; the median time, the median CPU time (user and system: the
+# fairer measure on a busy host) and the highest peak memory of each.
 if [ -n "${HISTORY:-}" ]; then
 	read -ra opts <<<"${OPTS:-}"
 	: > "$tmp/t.none"
 	: > "$tmp/t.with"
+	: > "$tmp/c.none"
+	: > "$tmp/c.with"
 	m_none=0
 	m_with=0
 	for r in $(seq "$runs"); do
@@ -48,12 +51,13 @@ if [ -n "${HISTORY:-}" ]; then
 			[ $mode = with ] && h=$HISTORY
 			rm -rf "$tmp/out"
 			t0=$(now)
-			/usr/bin/time -f '%M' -o "$tmp/mem" "$strata" report \
+			/usr/bin/time -f '%M %U %S' -o "$tmp/mem" "$strata" report \
 				"$repo" --rev "$commit" --jobs "$jobs" --quiet \
 				--out "$tmp/out" --history "$h" "${opts[@]}"
 			t1=$(now)
 			secs "$t0" "$t1" >> "$tmp/t.$mode"
-			m=$(tail -n 1 "$tmp/mem")
+			read -r m u s < <(tail -n 1 "$tmp/mem")
+			echo "$u + $s" | bc >> "$tmp/c.$mode"
 			if [ $mode = none ] && [ "$m" -gt "$m_none" ]; then m_none=$m; fi
 			if [ $mode = with ] && [ "$m" -gt "$m_with" ]; then m_with=$m; fi
 		done
@@ -64,12 +68,15 @@ print(len(json.load(open(sys.argv[1]))["history"]["snapshots"]))' \
 	median() { sort -n "$1" | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'; }
 	t_none=$(median "$tmp/t.none")
 	t_with=$(median "$tmp/t.with")
-	printf '%-36s %8.2f s %6.0f MiB\n' "report --history none" "$t_none" \
-		"$(echo "$m_none / 1024" | bc -l)" \
+	c_none=$(median "$tmp/c.none")
+	c_with=$(median "$tmp/c.with")
+	printf '%-44s %8.2f s %8.2f s CPU %6.0f MiB\n' "report --history none" \
+		"$t_none" "$c_none" "$(echo "$m_none / 1024" | bc -l)" \
 		"report --history $HISTORY ($snaps snapshots)" "$t_with" \
-		"$(echo "$m_with / 1024" | bc -l)"
-	printf 'the history costs %.2fx the time and %.2fx the peak memory\n' \
+		"$c_with" "$(echo "$m_with / 1024" | bc -l)"
+	printf 'the history costs %.2fx the time (%.2fx the CPU time) and %.2fx the peak memory\n' \
 		"$(echo "$t_with / $t_none" | bc -l)" \
+		"$(echo "$c_with / $c_none" | bc -l)" \
 		"$(echo "$m_with / $m_none" | bc -l)"
 	exit 0
 fi

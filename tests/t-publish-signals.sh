@@ -79,12 +79,16 @@ wait_for() {
 	done
 }
 
-# state_of PID: the process's state letter (R, S, Z...), empty if gone.
-state_of() {
-	local stat
+# exiting PID: the process has ended or is ending: a zombie, or its
+# kernel flags carry PF_EXITING (0x4), set while exit(2) tears the
+# process down. A signal sent then is never seen; the exit status is
+# the one strata chose.
+exiting() {
+	local stat f
 	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
 	stat=${stat##*) }
-	echo "${stat%% *}"
+	read -ra f <<<"$stat"
+	[ "${f[0]}" = Z ] || (( f[6] & 4 ))
 }
 
 # stop N: send signal N's name, wait; sets $rc and $sent (1 if it was
@@ -94,9 +98,9 @@ stop() {
 	staged=0
 	[ -n "$(find . -maxdepth 1 -name '.out.strata-*')" ] && staged=1
 	sent=0
-	# A strata that has already exited (a zombie not yet waited for)
-	# still takes kill(2) without seeing the signal: not sent.
-	if [ "$(state_of "$pid")" != Z ]; then
+	# A strata that has exited or is exiting still takes kill(2)
+	# without seeing the signal: not sent.
+	if ! exiting "$pid"; then
 		kill "-$name" "$pid" 2>/dev/null && sent=1
 	fi
 	rc=0

@@ -160,7 +160,7 @@ static void check_too_large(void)
 		"v[0-9]+(\\.[0-9]+)*", "((a{30}){30}){30}", "((((a+)+)+)+)+",
 		"[+{]+", "a{1000}",
 	};
-	struct releases_options o = { NULL, NULL };
+	struct releases_options o = { NULL, NULL, RELEASES_DATED };
 	size_t i;
 	int rc;
 
