@@ -1,9 +1,13 @@
 #include "strata/repository.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "strata/error.h"
 #include "strata/odb.h"
@@ -160,6 +164,75 @@ static int load_replace(struct repository *repo)
 }
 
 /* The deprecated info/grafts file: "commit parent..." per line. */
+/*
+ * Whether line l (n bytes, its newline dropped) of packed-refs is one git
+ * reads (refs/packed-backend.c): "HEX NAME", or, right after such a
+ * line, "^HEX" (the object a tag peels to). A name git finds bad makes a
+ * broken ref for git, not an error; libgit2 judges it when it is asked.
+ */
+static bool packed_line_ok(const char *l, size_t n, bool after_ref)
+{
+	git_oid oid;
+
+	if (n == GIT_OID_HEXSZ + 1 && l[0] == '^')
+		return after_ref && git_oid_fromstrn(&oid, l + 1,
+						     GIT_OID_HEXSZ) == 0;
+	return n > GIT_OID_HEXSZ + 1 && l[GIT_OID_HEXSZ] == ' ' &&
+	       git_oid_fromstrn(&oid, l, GIT_OID_HEXSZ) == 0;
+}
+
+/*
+ * packed-refs, checked line by line as git reads it: git dies on a line
+ * it cannot read ("unexpected line in .git/packed-refs"), where libgit2
+ * skips what it cannot parse and the refs after it. A FIFO in its place
+ * is an error, not a hang.
+ */
+static int check_packed_refs(const struct repository *repo)
+{
+	char *path = NULL, *line = NULL;
+	size_t cap = 0, no = 0;
+	ssize_t n;
+	bool after_ref = false;
+	struct stat st;
+	FILE *f = NULL;
+	int fd, rc = 0;
+
+	if (asprintf(&path, "%spacked-refs",
+		     git_repository_commondir(repo->git)) < 0)
+		return error_oom();
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+		goto done;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    !(f = fdopen(fd, "r"))) {
+		close(fd);
+		rc = error_set("unable to read '%s': not a regular file", path);
+		goto done;
+	}
+	while ((n = getline(&line, &cap, f)) > 0) {
+		no++;
+		if (line[n - 1] != '\n') {
+			rc = error_set("corrupt '%s': line %zu has no end", path,
+				       no);
+			break;
+		}
+		line[--n] = '\0';
+		if (no == 1 && !strncmp(line, "# pack-refs with:", 17))
+			continue;
+		if (!packed_line_ok(line, (size_t)n, after_ref)) {
+			rc = error_set("corrupt '%s': unexpected line %zu",
+				       path, no);
+			break;
+		}
+		after_ref = line[0] != '^';
+	}
+done:
+	if (f)
+		fclose(f);
+	free(line);
+	free(path);
+	return rc;
+}
+
 static int load_grafts(struct repository *repo)
 {
 	const char *gitdir = git_repository_commondir(repo->git);
@@ -386,7 +459,8 @@ int repository_open(struct repository **out, const char *path)
 		rc = error_oom();
 		goto done;
 	}
-	if ((rc = load_shallow(repo)) < 0 || (rc = load_replace(repo)) < 0 ||
+	if ((rc = check_packed_refs(repo)) < 0 ||
+	    (rc = load_shallow(repo)) < 0 || (rc = load_replace(repo)) < 0 ||
 	    (rc = load_missing_hint(repo)) < 0)
 		goto done;
 	rc = load_grafts(repo);

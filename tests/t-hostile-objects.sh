@@ -280,6 +280,50 @@ case_tag_date() {
 		{ cat o/data/releases.csv; return 1; }
 }
 
+# packed-refs with a line git cannot read: git dies on it ("unexpected
+# line in .git/packed-refs", "unterminated line") once it reads that far
+# (git for-each-ref; a lookup by binary search in a sorted file may not),
+# and so does strata; libgit2 skipped it and the refs after it. A FIFO in
+# its place hung strata, as it hangs git.
+case_packed_refs() {
+	repo_new r
+	commit_file f one a
+	git tag v1
+	git pack-refs --all
+	[ ! -e .git/refs/heads/main ]
+	case $1 in
+	fifo) rm .git/packed-refs; mkfifo .git/packed-refs ;;
+	*) printf "$1" >>.git/packed-refs ;;
+	esac
+	[ "$1" = fifo ] || ! git for-each-ref >/dev/null 2>&1 ||
+		{ echo "git reads it"; return 1; }
+	refused "$2"
+}
+
+# Replace refs that make a parent cycle (the root replaced by a commit
+# whose parent is the tip): git blame loops for ever; strata drops the
+# parent that closes the cycle, as with grafts (t-hostile-commits), on
+# one thread and on two, through the whole report.
+case_replace_cycle() {
+	local a b c r got
+	repo_new r
+	commit_file f one a
+	commit_file f two a b
+	commit_file f three a b c
+	a=$(git rev-parse HEAD~2) b=$(git rev-parse HEAD~1) c=$(git rev-parse HEAD)
+	r=$(git cat-file commit "$a" | sed "1a parent $c" |
+		git hash-object -t commit -w --stdin)
+	git update-ref "refs/replace/$a" "$r"
+	git tag v1 HEAD~1
+	git repack -adq
+	for j in 1 2; do
+		got=$(bounded "$STRATA" blame . --quiet --jobs $j | cut -f1 |
+			tr '\n' ' ')
+		[ "$got" = "$a $b $c " ] || { echo "strata: $got"; return 1; }
+	done
+	bounded "$STRATA" report . --out o --quiet
+}
+
 run_case commit-no-tree case_tip 'no tree' \
 	"parent %040d\n$AUTHOR\n$COMMITTER\n\nx\n" git
 run_case commit-bad-tree case_tip 'bad tree line' \
@@ -326,4 +370,13 @@ run_case tag-no-tag case_tag_bad "object $(printf '%040d' 0)\\ntype commit\\n" '
 run_case tag-date-2-63 case_tag_date commit date 9223372036854775808
 run_case tag-date-10000 case_tag_date commit date 253402300800
 run_case tag-chain case_tag_date 2020-09-13T12:26:40Z chain 100
+run_case packed-refs-garbage case_packed_refs 'garbage\n' \
+	"corrupt '.*/\\.git/packed-refs': unexpected line 4\$"
+run_case packed-refs-peeled-first case_packed_refs "^$(printf '%040d' 0)\n^$(printf '%040d' 0)\n" \
+	"corrupt '.*/\\.git/packed-refs': unexpected line 5\$"
+run_case packed-refs-unterminated case_packed_refs "$(printf '%040d' 0) refs/heads/x" \
+	"corrupt '.*/\\.git/packed-refs': line 4 has no end\$"
+run_case packed-refs-fifo case_packed_refs fifo \
+	"unable to read '.*/\\.git/packed-refs': not a regular file\$"
+run_case replace-cycle case_replace_cycle
 finish
