@@ -490,9 +490,10 @@ void repository_free(struct repository *repo)
 }
 
 /*
- * `rev` as a ref name or a full object id, to the object it names, without
+ * `rev` as a ref name or a full object id, to the commit it names, without
  * parsing it: libgit2 refuses a commit it cannot parse with "unknown
- * revision", where strata's own reader says what is wrong with it.
+ * revision" (and leaks what it parsed), where history_load() says what
+ * is wrong with it. Anything else (a tag, "HEAD~2"): -1, no error.
  */
 static int resolve_raw(git_oid *out, struct repository *repo,
 		       const char *rev)
@@ -545,12 +546,12 @@ int repository_resolve_commit(git_oid *out, struct repository *repo,
 	git_object *obj = NULL, *commit = NULL;
 	int rc = 0;
 
+	if (resolve_raw(out, repo, rev) == 0)
+		return 0;
 	if (git_revparse_single(&obj, repo->git, rev) < 0) {
 		if (!strcmp(rev, "HEAD") &&
 		    git_repository_head_unborn(repo->git) == 1)
 			return resolve_unborn(repo);
-		if (resolve_raw(out, repo, rev) == 0)
-			return 0;
 		return error_set("unknown revision '%s'", rev);
 	}
 	if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0) {
