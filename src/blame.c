@@ -536,6 +536,21 @@ static int parse_tree_entry(struct entry *e, const struct odb_object *raw,
 	return prev ? check_join(prev, e, tree) : 0;
 }
 
+int blame_tree_check(const git_oid *oid, const unsigned char *data,
+		     size_t len)
+{
+	const struct odb_object raw = { data, len, GIT_OBJECT_TREE };
+	struct entry e[2];
+	size_t at = 0, k = 0;
+	int rc;
+
+	for (; at < len; k ^= 1)
+		if ((rc = parse_tree_entry(&e[k], &raw, &at, oid,
+					   at ? &e[k ^ 1] : NULL)) < 0)
+			return rc;
+	return 0;
+}
+
 /*
  * Entry `e` of `old`, unchanged in n: the same state, one more reference,
  * or (take) the reference of old, which is on its way out.
