@@ -181,34 +181,16 @@ static bool packed_line_ok(const char *l, size_t n, bool after_ref)
 	       git_oid_fromstrn(&oid, l, GIT_OID_HEXSZ) == 0;
 }
 
-/*
- * packed-refs, checked line by line as git reads it: git dies on a line
- * it cannot read ("unexpected line in .git/packed-refs"), where libgit2
- * skips what it cannot parse and the refs after it. A FIFO in its place
- * is an error, not a hang.
- */
-static int check_packed_refs(const struct repository *repo)
+/* The lines of packed-refs file f (at `path`), each as git reads it. */
+static int check_packed_lines(FILE *f, const char *path)
 {
-	char *path = NULL, *line = NULL;
+	char *line = NULL;
 	size_t cap = 0, no = 0;
-	ssize_t n;
 	bool after_ref = false;
-	struct stat st;
-	FILE *f = NULL;
-	int fd, rc = 0;
+	ssize_t n;
+	int rc = 0;
 
-	if (asprintf(&path, "%spacked-refs",
-		     git_repository_commondir(repo->git)) < 0)
-		return error_oom();
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
-		goto done;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    !(f = fdopen(fd, "r"))) {
-		close(fd);
-		rc = error_set("unable to read '%s': not a regular file", path);
-		goto done;
-	}
-	while ((n = getline(&line, &cap, f)) > 0) {
+	while (rc == 0 && (n = getline(&line, &cap, f)) > 0) {
 		no++;
 		if (line[n - 1] != '\n') {
 			rc = error_set("corrupt '%s': line %zu has no end", path,
@@ -218,17 +200,42 @@ static int check_packed_refs(const struct repository *repo)
 		line[--n] = '\0';
 		if (no == 1 && !strncmp(line, "# pack-refs with:", 17))
 			continue;
-		if (!packed_line_ok(line, (size_t)n, after_ref)) {
+		if (!packed_line_ok(line, (size_t)n, after_ref))
 			rc = error_set("corrupt '%s': unexpected line %zu",
 				       path, no);
-			break;
-		}
 		after_ref = line[0] != '^';
 	}
-done:
-	if (f)
-		fclose(f);
 	free(line);
+	return rc;
+}
+
+/*
+ * packed-refs, checked line by line as git reads it: git dies on a line
+ * it cannot read ("unexpected line in .git/packed-refs"), where libgit2
+ * skips what it cannot parse and the refs after it. A FIFO in its place
+ * is an error, not a hang.
+ */
+static int check_packed_refs(const struct repository *repo)
+{
+	char *path = NULL;
+	struct stat st;
+	FILE *f = NULL;
+	int fd, rc = 0;
+
+	if (asprintf(&path, "%spacked-refs",
+		     git_repository_commondir(repo->git)) < 0)
+		return error_oom();
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) >= 0) {
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+		    !(f = fdopen(fd, "r"))) {
+			close(fd);
+			rc = error_set("unable to read '%s': not a regular "
+				       "file", path);
+		} else {
+			rc = check_packed_lines(f, path);
+			fclose(f);
+		}
+	}
 	free(path);
 	return rc;
 }
