@@ -853,19 +853,17 @@ int history_load_progress(struct history **out, struct repository *repo,
 		struct raw *r = &L.raw[order[i]];
 		struct history_commit *c = &h->commits[i];
 		uint32_t *rp = rparents + r->first_parent_oid;
+		size_t kept = 0;
 
 		/*
 		 * Grafts and replace refs can make a cycle; a parent that
-		 * comes later in the order closes one, and is dropped.
+		 * comes later in the order closes one, and is dropped (in
+		 * one pass: a million of them took half a minute one by one).
 		 */
-		for (j = 0; j < r->nparents; j++) {
-			if (pos[rp[j]] >= i) {
-				memmove(rp + j, rp + j + 1, (r->nparents - j - 1) *
-					sizeof(*rp));
-				r->nparents--;
-				j--;
-			}
-		}
+		for (j = 0; j < r->nparents; j++)
+			if (pos[rp[j]] < i)
+				rp[kept++] = rp[j];
+		r->nparents = (uint32_t)kept;
 
 		git_oid_cpy(&c->oid, &r->oid);
 		git_oid_cpy(&c->tree, &r->tree);

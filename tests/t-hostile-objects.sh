@@ -327,6 +327,24 @@ case_replace_cycle() {
 	bounded "$STRATA" report . --out o --quiet
 }
 
+# The root replaced by a commit whose million parents are all the tip:
+# every one closes a cycle and is dropped, once dropped one at a time
+# with a move of the rest (28 s); now in one pass (0.3 s).
+case_replace_million() {
+	local a c r got
+	repo_new r
+	commit_file f one a
+	commit_file f two a b
+	a=$(git rev-parse HEAD~1) c=$(git rev-parse HEAD)
+	r=$({ git cat-file commit "$a" | sed -n 1p
+		python3 -c "import sys; sys.stdout.write('parent $c\\n' * 1000000)"
+		git cat-file commit "$a" | sed -n '2,$p'; } |
+		git hash-object -t commit --literally -w --stdin)
+	git update-ref "refs/replace/$a" "$r"
+	got=$(timeout 10 "$STRATA" blame . --quiet | cut -f1 | tr '\n' ' ')
+	[ "$got" = "$a $c " ] || { echo "strata: $got"; return 1; }
+}
+
 run_case commit-no-tree case_tip 'no tree' \
 	"parent %040d\n$AUTHOR\n$COMMITTER\n\nx\n" git
 run_case commit-bad-tree case_tip 'bad tree line' \
@@ -382,4 +400,5 @@ run_case packed-refs-unterminated case_packed_refs "$(printf '%040d' 0) refs/hea
 run_case packed-refs-fifo case_packed_refs fifo \
 	"unable to read '.*/\\.git/packed-refs': not a regular file\$"
 run_case replace-cycle case_replace_cycle
+run_case replace-cycle-million case_replace_million
 finish
