@@ -331,6 +331,7 @@ struct chart {
 	const struct rows *rows;
 	size_t nrel;   /* releases before the unreleased bucket */
 	double spare;  /* height left unused, set by charts that can shrink */
+	const struct chart_groups *groups; /* bars of release charts */
 };
 
 static void text_free(struct text *t)
@@ -338,6 +339,16 @@ static void text_free(struct text *t)
 	if (t->layout)
 		g_object_unref(t->layout);
 	t->layout = NULL;
+}
+
+/* An array of n texts and the array (NULL: nothing). */
+static void texts_free(struct text *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		text_free(&v[i]);
+	free(v);
 }
 
 /* The logical box of a laid out text. */
@@ -731,6 +742,315 @@ static size_t rows_max(double h)
 }
 
 /* ------------------------------------------------------------------ */
+/* Groups of releases: the bars of a chart of many releases */
+
+static int is_digit(char ch)
+{
+	return ch >= '0' && ch <= '9';
+}
+
+/*
+ * The end of the first `level` numbers of a version name: non-digits,
+ * then numbers separated by '.' or '_' ("v2.6.39"); 0 when `s` is not
+ * one. *got receives how many numbers that end takes in.
+ */
+static size_t version_cut(const char *s, size_t level, size_t *got)
+{
+	size_t i = strcspn(s, "0123456789"), k = 0;
+
+	*got = 0;
+	if (!s[i])
+		return 0;
+	for (;;) {
+		while (is_digit(s[i]))
+			i++;
+		if (++k == level || (s[i] != '.' && s[i] != '_') ||
+		    !is_digit(s[i + 1]))
+			break;
+		i++;
+	}
+	*got = k;
+	return i;
+}
+
+/*
+ * Give released release i the bar of the first with the same key, in
+ * order of first appearance: the number of bars, or SIZE_MAX when that
+ * is more than max.
+ */
+static size_t groups_assign(struct chart_groups *g, char *const *keys,
+			    size_t nrel, size_t max)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < nrel; i++) {
+		for (j = 0; j < n && strcmp(keys[g->first[j]], keys[i]); j++)
+			;
+		if (j == n) {
+			if (n == max)
+				return SIZE_MAX;
+			g->first[n++] = i;
+		}
+		g->of[i] = j;
+	}
+	return n;
+}
+
+static void keys_clear(char **keys, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(keys[i]);
+		keys[i] = NULL;
+	}
+}
+
+/* keys[i]: the first `level` numbers of release i's name, with its prefix. */
+static int version_keys(char **keys, const struct tally *t, size_t nrel,
+			size_t level)
+{
+	size_t i, got;
+
+	keys_clear(keys, nrel);
+	for (i = 0; i < nrel; i++) {
+		const char *s = t->releases[i].name;
+
+		keys[i] = strndup(s, version_cut(s, level, &got));
+		if (!keys[i])
+			return error_oom();
+	}
+	return 0;
+}
+
+/*
+ * The label of bar j by version: the numbers all its names share, then
+ * ".x" ("v2.6.x"); its name when it has one release.
+ */
+static int version_label(struct chart_groups *g, const struct tally *t,
+			 size_t nrel, size_t j)
+{
+	const char *s = t->releases[g->first[j]].name, *sep = ".";
+	size_t level, got, cut = 0, i, many = 0;
+
+	for (level = 1;; level++) {
+		size_t c = version_cut(s, level, &got);
+		int all = got == level;
+
+		for (i = g->first[j] + 1; i < nrel && all; i++) {
+			const char *o = t->releases[i].name;
+
+			if (g->of[i] == j)
+				all = !strncmp(o, s, c) && !is_digit(o[c]);
+		}
+		if (!all)
+			break;
+		cut = c;
+	}
+	for (i = g->first[j] + 1; i < nrel; i++) {
+		if (g->of[i] != j)
+			continue;
+		many = 1;
+		if (t->releases[i].name[cut] == '_')
+			sep = "_";
+	}
+	if (!many)
+		g->labels[j] = strdup(s);
+	else if (asprintf(&g->labels[j], "%.*s%sx", (int)cut, s, sep) < 0)
+		g->labels[j] = NULL;
+	return g->labels[j] ? 0 : error_oom();
+}
+
+/* By version (chart_groups_build): 1 when done, 0 when not possible. */
+static int groups_by_version(struct chart_groups *g, const struct tally *t,
+			     size_t nrel, size_t max, char **keys)
+{
+	size_t depth = 0, level, best = 0, got, n, j;
+	int rc;
+
+	for (j = 0; j < nrel; j++) {
+		if (!version_cut(t->releases[j].name, SIZE_MAX, &got))
+			return 0;
+		depth = got > depth ? got : depth;
+	}
+	for (level = 1; level <= depth; level++) {
+		if ((rc = version_keys(keys, t, nrel, level)))
+			return rc;
+		n = groups_assign(g, keys, nrel, max);
+		if (n == SIZE_MAX)
+			break;
+		if (n >= 2)
+			best = level;
+	}
+	if (!best)
+		return 0;
+	if ((rc = version_keys(keys, t, nrel, best)))
+		return rc;
+	g->nrel = groups_assign(g, keys, nrel, max);
+	g->n = g->nrel;
+	for (j = 0; j < g->nrel; j++)
+		if ((rc = version_label(g, t, nrel, j)))
+			return rc;
+	g->by = CHART_BY_VERSION;
+	return 1;
+}
+
+static int year_of(int64_t t);
+
+/* keys[i]: the first year of the span of `span` years of release i. */
+static int year_keys(char **keys, const struct tally *t, size_t nrel,
+		     int span)
+{
+	size_t i;
+
+	keys_clear(keys, nrel);
+	for (i = 0; i < nrel; i++) {
+		const struct release *r = t->releases[i].release;
+		int y = year_of(r->standing ? r->standing->date
+					    : r->first_date);
+
+		y -= ((y % span) + span) % span;
+		if (asprintf(&keys[i], "%d", y) < 0) {
+			keys[i] = NULL;
+			return error_oom();
+		}
+	}
+	return 0;
+}
+
+/* By year (chart_groups_build): 1 when done, 0 when not possible. */
+static int groups_by_year(struct chart_groups *g, const struct tally *t,
+			  size_t nrel, size_t max, char **keys)
+{
+	static const int spans[] = { 1, 2, 5, 10, 20, 50, 100, 1000 };
+	size_t i, j, n = SIZE_MAX;
+	int rc;
+
+	for (i = 0; i < nrel; i++) {
+		const struct release *r = t->releases[i].release;
+
+		if (!r || (!r->first_date && !r->standing))
+			return 0;
+	}
+	for (i = 0; i < sizeof(spans) / sizeof(*spans) && n > max; i++) {
+		if ((rc = year_keys(keys, t, nrel, spans[i])))
+			return rc;
+		n = groups_assign(g, keys, nrel, max);
+	}
+	if (n < 2 || n > max)
+		return 0;
+	g->n = g->nrel = n;
+	for (j = 0; j < n; j++) {
+		const char *k = keys[g->first[j]];
+		int y = atoi(k);
+
+		if (spans[i - 1] == 1)
+			g->labels[j] = strdup(k);
+		else if (asprintf(&g->labels[j], "%d\xe2\x80\x93%d", y,
+				  y + spans[i - 1] - 1) < 0)
+			g->labels[j] = NULL;
+		if (!g->labels[j])
+			return error_oom();
+	}
+	g->by = CHART_BY_YEAR;
+	return 1;
+}
+
+void chart_groups_release(struct chart_groups *g)
+{
+	size_t i;
+
+	if (g->labels)
+		for (i = 0; i < g->n; i++)
+			free(g->labels[i]);
+	free(g->labels);
+	free(g->of);
+	free(g->first);
+	memset(g, 0, sizeof(*g));
+}
+
+/* A bar per release from release `from` on, after the bars so far. */
+static int groups_each(struct chart_groups *g, const struct tally *t,
+		       size_t from)
+{
+	size_t i;
+
+	for (i = from; i < t->nreleases; i++) {
+		size_t j = g->n++;
+
+		g->of[i] = j;
+		g->first[j] = i;
+		if (!(g->labels[j] = strdup(t->releases[i].name)))
+			return error_oom();
+	}
+	return 0;
+}
+
+static int groups_alloc(struct chart_groups *g, size_t n)
+{
+	memset(g, 0, sizeof(*g));
+	g->of = calloc(n + 1, sizeof(*g->of));
+	g->first = calloc(n + 1, sizeof(*g->first));
+	g->labels = calloc(n + 1, sizeof(*g->labels));
+	return g->of && g->first && g->labels ? 0 : error_oom();
+}
+
+/*
+ * By version or by year, whichever gives more bars (version on a tie):
+ * 130 releases v1.0..v2.64 over ten years make ten bars, not two. 1 when
+ * done, 0 when neither can.
+ */
+static int groups_pick(struct chart_groups *out, const struct tally *t,
+		       size_t nrel, size_t max, char **keys)
+{
+	struct chart_groups y;
+	int v, rc;
+
+	if ((v = groups_by_version(out, t, nrel, max, keys)) < 0)
+		return v;
+	if ((rc = groups_alloc(&y, t->nreleases)) ||
+	    (rc = groups_by_year(&y, t, nrel, max, keys)) <= 0) {
+		chart_groups_release(&y);
+		return rc < 0 ? rc : v;
+	}
+	if (!v || y.nrel > out->nrel) {
+		chart_groups_release(out);
+		*out = y;
+	} else {
+		chart_groups_release(&y);
+	}
+	return 1;
+}
+
+int chart_groups_build(struct chart_groups *out, const struct tally *t,
+		       size_t max)
+{
+	size_t nrel = released_count(t);
+	char **keys = calloc(nrel + 1, sizeof(*keys));
+	int rc;
+
+	if ((rc = groups_alloc(out, t->nreleases)) || (!keys &&
+	    (rc = error_oom())))
+		goto done;
+	if (max < 2)
+		max = 2;
+	if (nrel > max && (rc = groups_pick(out, t, nrel, max, keys)) < 0)
+		goto done;
+	out->n = out->nrel;
+	if ((rc = groups_each(out, t, out->by == CHART_BY_RELEASE ? 0 : nrel)))
+		goto done;
+	if (out->by == CHART_BY_RELEASE)
+		out->nrel = nrel;
+done:
+	if (keys)
+		keys_clear(keys, nrel);
+	free(keys);
+	if (rc)
+		chart_groups_release(out);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* Chart: distribution of lines over releases (whole tree or a directory) */
 
 struct dist {
@@ -802,205 +1122,305 @@ static double unrel_label_x(const struct bars *b, const struct text *l,
 	return fmin(bar_centre(b, b->nrel), chart_w - PAD / 2 - l->w / 2);
 }
 
-static int draw_dist(struct chart *c, const void *arg)
-{
-	const struct dist *d = arg;
-	const struct tally *t = c->t;
-	const struct theme *th = c->th;
-	struct text *labels = NULL, ytitle = { 0 }, xtitle = { 0 };
-	size_t n = t->nreleases, i, k = 1;
-	double top, bottom, maxv = 0, step, ymax, tick_w = 0, tick_h, value_h;
-	double lab_h, lab_cap, band;
-	double pl, pr, pt, pb, ph;
-	struct bars b;
-	int rc, upright, show_values;
-	char buf[64];
+/* The x labels of a distribution chart. */
+struct xlabels {
+	struct text *v;          /* per bar; only those drawn are laid out */
+	size_t n, k;             /* every k-th release bar is labelled */
+	int across;              /* written across, else turned upright */
+	double h, band;          /* a line's height; the height they take */
+};
 
-	rc = draw_frame(c, d->title, d->subtitle, &top, &bottom);
-	if (rc)
+static void xlabels_release(struct xlabels *L)
+{
+	texts_free(L->v, L->n);
+	L->v = NULL;
+}
+
+static int xlabel_make(struct chart *c, const struct chart_groups *g,
+		       struct xlabels *L, size_t i)
+{
+	if (L->v[i].layout)
+		return 0;
+	return text_make(&L->v[i], c, F_TICK, i >= g->nrel, g->labels[i],
+			 fmin(130, 0.24 * c->h), PANGO_ELLIPSIZE_END);
+}
+
+/*
+ * Across when every name fits under its bar, else turned upright and
+ * thinned. Only names that are drawn are laid out: with hundreds of
+ * releases, most are not.
+ */
+static int xlabels_layout(struct xlabels *L, struct chart *c,
+			  const struct chart_groups *g, const struct bars *b)
+{
+	size_t i;
+	int rc;
+
+	L->n = g->n;
+	L->k = 1;
+	if (!(L->v = calloc(g->n ? g->n : 1, sizeof(*L->v))))
+		return error_oom();
+	if ((rc = text_height(c, F_TICK, &L->h)))
 		return rc;
-	if (!n || !d->total)
-		return draw_message(c, "no lines", top, bottom);
+	L->across = b->slot >= 16;
+	for (i = 0; L->across && i < g->n; i++) {
+		if ((rc = xlabel_make(c, g, L, i)))
+			return rc;
+		if (i < b->nrel && L->v[i].w + 6 > b->slot)
+			L->across = 0;
+	}
+	/* "unreleased" may reach into the gap before it and the margin */
+	if (L->across && b->nrel < g->n) {
+		const struct text *u = &L->v[b->nrel];
+		double l = unrel_label_x(b, u, c->w) - u->w / 2;
+		double r = b->nrel ? bar_centre(b, b->nrel - 1) +
+					     L->v[b->nrel - 1].w / 2
+				   : b->left;
+
+		L->across = g->n == 1 || l >= r + 8;
+	}
+	L->band = L->h;
+	if (L->across)
+		return 0;
+	L->k = (size_t)ceil((L->h + 2) / b->slot);
+	for (L->band = 0, i = 0; i < g->n; i++) {
+		if (!label_shown(b, i, L->k, L->h))
+			continue;
+		if ((rc = xlabel_make(c, g, L, i)))
+			return rc;
+		L->band = fmax(L->band, L->v[i].w);
+	}
+	return 0;
+}
+
+/* The labels under the bars, with ticks under the labelled ones. */
+static void xlabels_draw(struct chart *c, const struct xlabels *L,
+			 const struct bars *b, double pb)
+{
+	size_t i;
+
+	for (i = 0; i < L->n; i++) {
+		double x = bar_centre(b, i);
+		int unrel = i >= b->nrel;
+		struct rgb col = unrel ? c->th->muted : c->th->text;
+
+		if (!label_shown(b, i, L->k, L->h))
+			continue;
+		vline(c, floor(x), pb + 1, pb + 5, c->th->axis);
+		if (L->across)
+			text_draw(c, &L->v[i],
+				  unrel ? unrel_label_x(b, &L->v[i], c->w) : x,
+				  pb + 7, 0.5, 0, col);
+		else
+			text_draw_up(c, &L->v[i], x, pb + 7, col);
+	}
+}
+
+/* The slots of n bars from pl to pr, the unreleased ones after a gap. */
+static void bars_place(struct bars *b, double pl, double pr, size_t n,
+		       size_t nrel)
+{
+	double w = pr - pl;
+
+	memset(b, 0, sizeof(*b));
+	b->nrel = nrel;
+	b->n = n;
+	b->left = pl;
+	if (nrel < n && nrel)
+		b->gap_unrel = fmin(fmax(12, 0.8 * w / ((double)n + 0.8)), 48);
+	b->slot = (w - b->gap_unrel) / (double)n;
+	b->ux = pl + (double)nrel * b->slot + b->gap_unrel;
+	b->maxw = 72;
+}
+
+static double dist_share(const struct dist *d, size_t i)
+{
+	return 100.0 * (double)d->counts[i] / (double)d->total;
+}
+
+/* Values over the bars when the widest fits its slot. */
+static int dist_values_fit(struct chart *c, const struct dist *d,
+			   const struct bars *b, int *fit)
+{
+	char buf[64];
+	size_t i;
+	double w;
+	int rc;
+
+	*fit = b->slot >= 24;
+	for (i = 0; *fit && i < b->n; i++) {
+		fmt_share(buf, sizeof(buf), dist_share(d, i));
+		if ((rc = text_width(c, F_VALUE, 0, buf, &w)))
+			return rc;
+		*fit = w + 2 <= b->slot;
+	}
+	return 0;
+}
+
+/* The y axis: the step between ticks, the top, the widest tick. */
+static int dist_scale(struct chart *c, const struct dist *d, size_t n,
+		      double *step, double *ymax, double *tick_w)
+{
+	double maxv = 0, w;
+	char buf[64];
+	size_t i;
+	int rc;
 
 	for (i = 0; i < n; i++)
-		maxv = fmax(maxv, 100.0 * (double)d->counts[i] /
-					  (double)d->total);
-	step = nice_step(maxv, c->h < 360 ? 4 : 5);
-	ymax = fmin(nice_max(maxv, step), 100);
-	if (ymax < maxv)
-		ymax = maxv;
+		maxv = fmax(maxv, dist_share(d, i));
+	*step = nice_step(maxv, c->h < 360 ? 4 : 5);
+	*ymax = fmax(fmin(nice_max(maxv, *step), 100), maxv);
+	*tick_w = 0;
+	for (i = 0; *step * (double)i <= *ymax + 1e-9; i++) {
+		fmt_tick(buf, sizeof(buf), *step * (double)i);
+		if ((rc = text_width(c, F_TICK, 0, buf, &w)))
+			return rc;
+		*tick_w = fmax(*tick_w, w);
+	}
+	return 0;
+}
+
+/* Grid lines and y ticks of a plot from pb up to pb - ph. */
+static int dist_grid(struct chart *c, double step, double ymax, double pl,
+		     double pr, double pb, double ph)
+{
+	char buf[64];
+	size_t i;
+	int rc;
 
 	for (i = 0; step * (double)i <= ymax + 1e-9; i++) {
-		double w;
+		double v = step * (double)i;
+		double row = round(pb - v / ymax * ph);
 
-		fmt_tick(buf, sizeof(buf), step * (double)i);
-		if ((rc = text_width(c, F_TICK, 0, buf, &w)))
-			goto done;
-		tick_w = fmax(tick_w, w);
+		if (i)
+			hline(c, pl, pr, row, c->th->grid);
+		fmt_tick(buf, sizeof(buf), v);
+		if ((rc = text_put(c, F_TICK, 0, buf, 0, pl - 7, row + 0.5, 1,
+				   0.5, c->th->muted, NULL, NULL)))
+			return rc;
 	}
-	if ((rc = text_height(c, F_TICK, &tick_h)) ||
-	    (rc = text_height(c, F_VALUE, &value_h)))
-		goto done;
-	if ((rc = text_make(&ytitle, c, F_AXIS, 0, "share of lines",
-			    0, PANGO_ELLIPSIZE_NONE)) ||
+	return 0;
+}
+
+/* The bars, each in the colour of its first release, and their values. */
+static int dist_bars(struct chart *c, const struct dist *d,
+		     const struct chart_groups *g, const struct bars *b,
+		     double pb, double ph, double ymax, int values)
+{
+	char buf[64];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < g->n; i++) {
+		double v = dist_share(d, i);
+		double x0, x1, y0 = round(pb - v / ymax * ph);
+
+		if (d->counts[i] && y0 >= pb)
+			y0 = pb - 1;
+		bar_edges(b, i, &x0, &x1);
+		fill_rect(c, x0, y0, x1, pb, release_rgb(c->t, c->th,
+							 g->first[i]));
+		if (!values || !d->counts[i])
+			continue;
+		fmt_share(buf, sizeof(buf), v);
+		if ((rc = text_put(c, F_VALUE, 0, buf, 0, (x0 + x1) / 2,
+				   y0 - 2, 0.5, 1, c->th->muted, NULL, NULL)))
+			return rc;
+	}
+	return 0;
+}
+
+/* The chart of d->counts, a count per bar of `g`. */
+static int dist_plot(struct chart *c, const struct dist *d,
+		     const struct chart_groups *g)
+{
+	const struct theme *th = c->th;
+	struct text ytitle = { 0 }, xtitle = { 0 };
+	struct xlabels L = { 0 };
+	double top, bottom, step, ymax, tick_w, tick_h, value_h;
+	double pl, pr, pt, pb, ph;
+	struct bars b;
+	int rc, values;
+
+	if ((rc = draw_frame(c, d->title, d->subtitle, &top, &bottom)))
+		return rc;
+	if (!g->n || !d->total)
+		return draw_message(c, "no lines", top, bottom);
+	if ((rc = dist_scale(c, d, g->n, &step, &ymax, &tick_w)) ||
+	    (rc = text_height(c, F_TICK, &tick_h)) ||
+	    (rc = text_height(c, F_VALUE, &value_h)) ||
+	    (rc = text_make(&ytitle, c, F_AXIS, 0, "share of lines", 0,
+			    PANGO_ELLIPSIZE_NONE)) ||
 	    (rc = text_make(&xtitle, c, F_AXIS, 0, "release", 0,
 			    PANGO_ELLIPSIZE_NONE)))
 		goto done;
-
 	pl = round(PAD + ytitle.h + 8 + tick_w + 7);
 	pr = round(c->w - PAD);
-
-	memset(&b, 0, sizeof(b));
-	b.nrel = c->nrel;
-	b.n = n;
-	b.left = pl;
-	{
-		double units = (double)n;
-		double w = pr - pl;
-
-		b.gap_unrel = 0;
-		if (b.nrel < n && b.nrel) {
-			b.gap_unrel = fmax(12, 0.8 * w / (units + 0.8));
-			b.gap_unrel = fmin(b.gap_unrel, 48);
-		}
-		b.slot = (w - b.gap_unrel) / units;
-		b.ux = pl + (double)b.nrel * b.slot + b.gap_unrel;
-		b.maxw = 72;
-	}
-
-	/*
-	 * x labels: across when every name fits under its bar, else turned
-	 * upright and thinned. Only names that are drawn are laid out: with
-	 * hundreds of releases, most are not.
-	 */
-	labels = calloc(n, sizeof(*labels));
-	if (!labels) {
-		rc = error_oom();
+	bars_place(&b, pl, pr, g->n, g->nrel);
+	if ((rc = xlabels_layout(&L, c, g, &b)) ||
+	    (rc = dist_values_fit(c, d, &b, &values)))
 		goto done;
-	}
-	lab_cap = fmin(130, 0.24 * c->h);
-	lab_h = tick_h;
-	upright = b.slot >= 16;
-	for (i = 0; upright && i < n; i++) {
-		rc = text_make(&labels[i], c, F_TICK, i >= b.nrel,
-			       t->releases[i].name, lab_cap,
-			       PANGO_ELLIPSIZE_END);
-		if (rc)
-			goto done;
-		if (i < b.nrel && labels[i].w + 6 > b.slot)
-			upright = 0;
-	}
-	/* "unreleased" may reach into the gap before it and the margin */
-	if (upright && b.nrel < n) {
-		double l = unrel_label_x(&b, &labels[b.nrel], c->w) -
-			   labels[b.nrel].w / 2;
-		double r = b.nrel ? bar_centre(&b, b.nrel - 1) +
-					    labels[b.nrel - 1].w / 2
-				  : pl;
-
-		upright = n == 1 || l >= r + 8;
-	}
-	band = lab_h;
-	if (!upright) {
-		k = (size_t)ceil((lab_h + 2) / b.slot);
-		for (band = 0, i = 0; i < n; i++) {
-			if (!label_shown(&b, i, k, lab_h))
-				continue;
-			if (!labels[i].layout &&
-			    (rc = text_make(&labels[i], c, F_TICK, i >= b.nrel,
-					    t->releases[i].name, lab_cap,
-					    PANGO_ELLIPSIZE_END)))
-				goto done;
-			band = fmax(band, labels[i].w);
-		}
-	}
-	/* values over the bars when the widest fits its slot */
-	show_values = b.slot >= 24;
-	for (i = 0; show_values && i < n; i++) {
-		double w;
-
-		fmt_share(buf, sizeof(buf),
-			  100.0 * (double)d->counts[i] / (double)d->total);
-		if ((rc = text_width(c, F_VALUE, 0, buf, &w)))
-			goto done;
-		show_values = w + 2 <= b.slot;
-	}
-
-	pb = round(bottom - xtitle.h - 6 - band - 8);
-	pt = round(top + (show_values ? value_h + 4 : tick_h / 2 + 2));
+	pb = round(bottom - xtitle.h - 6 - L.band - 8);
+	pt = round(top + (values ? value_h + 4 : tick_h / 2 + 2));
 	ph = pb - pt;
 	if (ph < 20) {
 		rc = error_set("chart '%s' has no room for its plot",
 			       d->title);
 		goto done;
 	}
-
-	/* grid and y ticks */
-	for (i = 0; step * (double)i <= ymax + 1e-9; i++) {
-		double v = step * (double)i;
-		double row = round(pb - v / ymax * ph);
-
-		if (i)
-			hline(c, pl, pr, row, th->grid);
-		fmt_tick(buf, sizeof(buf), v);
-		if ((rc = text_put(c, F_TICK, 0, buf, 0, pl - 7, row + 0.5, 1,
-				   0.5, th->muted, NULL, NULL)))
-			goto done;
-	}
+	if ((rc = dist_grid(c, step, ymax, pl, pr, pb, ph)))
+		goto done;
 	text_draw_up(c, &ytitle, PAD + ytitle.h / 2, pt + ph / 2 - ytitle.w / 2,
 		     th->muted);
-
-	/* bars */
-	for (i = 0; i < n; i++) {
-		double v = 100.0 * (double)d->counts[i] / (double)d->total;
-		double x0, x1, y0 = round(pb - v / ymax * ph);
-
-		if (d->counts[i] && y0 >= pb)
-			y0 = pb - 1;
-		bar_edges(&b, i, &x0, &x1);
-		fill_rect(c, x0, y0, x1, pb, release_rgb(t, th, i));
-		if (show_values && d->counts[i]) {
-			fmt_share(buf, sizeof(buf), v);
-			if ((rc = text_put(c, F_VALUE, 0, buf, 0,
-					   (x0 + x1) / 2, y0 - 2, 0.5, 1,
-					   th->muted, NULL, NULL)))
-				goto done;
-		}
-	}
+	if ((rc = dist_bars(c, d, g, &b, pb, ph, ymax, values)))
+		goto done;
 	hline(c, pl, pr, pb, th->axis);
-	if (b.gap_unrel > 0) {
-		double gx = floor(b.ux - b.gap_unrel / 2);
-
-		vline_dashed(c, gx, pt, pb + 8, th->axis, 2, 2);
-	}
-
-	/* x labels, ticks under the labelled bars */
-	for (i = 0; i < n; i++) {
-		double x = bar_centre(&b, i);
-		int unrel = i >= b.nrel;
-
-		if (!label_shown(&b, i, k, lab_h))
-			continue;
-		vline(c, floor(x), pb + 1, pb + 5, th->axis);
-		if (upright)
-			text_draw(c, &labels[i],
-				  unrel ? unrel_label_x(&b, &labels[i], c->w)
-					: x,
-				  pb + 7, 0.5, 0, unrel ? th->muted : th->text);
-		else
-			text_draw_up(c, &labels[i], x, pb + 7,
-				     unrel ? th->muted : th->text);
-	}
-	text_draw(c, &xtitle, pl + (b.ux - pl) / 2, pb + 8 + band + 4, 0.5, 0,
+	if (b.gap_unrel > 0)
+		vline_dashed(c, floor(b.ux - b.gap_unrel / 2), pt, pb + 8,
+			     th->axis, 2, 2);
+	xlabels_draw(c, &L, &b, pb);
+	text_draw(c, &xtitle, pl + (b.ux - pl) / 2, pb + 8 + L.band + 4, 0.5, 0,
 		  th->muted);
-	rc = 0;
 done:
-	if (labels)
-		for (i = 0; i < n; i++)
-			text_free(&labels[i]);
-	free(labels);
+	xlabels_release(&L);
 	text_free(&ytitle);
 	text_free(&xtitle);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * A bar per release, or per group of releases when there are too many
+ * (c->groups), which the subtitle then says.
+ */
+static int draw_dist(struct chart *c, const void *arg)
+{
+	const struct chart_groups *g = c->groups;
+	const struct dist *d = arg;
+	struct dist grouped = *d;
+	uint64_t *counts = NULL;
+	char *sub = NULL;
+	size_t i;
+	int rc;
+
+	if (!(counts = calloc(g->n + 1, sizeof(*counts))))
+		return error_oom();
+	for (i = 0; i < c->t->nreleases; i++)
+		counts[g->of[i]] += d->counts[i];
+	grouped.counts = counts;
+	if (g->by != CHART_BY_RELEASE) {
+		if (asprintf(&sub, "%s%s%zu releases, grouped by %s",
+			     d->subtitle ? d->subtitle : "",
+			     d->subtitle ? "; " : "", c->nrel,
+			     g->by == CHART_BY_YEAR ? "year" : "version") < 0) {
+			free(counts);
+			return error_oom();
+		}
+		grouped.subtitle = sub;
+	}
+	rc = dist_plot(c, &grouped, g);
+	free(sub);
+	free(counts);
 	return rc;
 }
 
@@ -1017,12 +1437,7 @@ struct hbars {
 
 static void hbars_release(struct hbars *h)
 {
-	size_t i;
-
-	if (h->labels)
-		for (i = 0; i < h->n; i++)
-			text_free(&h->labels[i]);
-	free(h->labels);
+	texts_free(h->labels, h->n);
 	h->labels = NULL;
 }
 
@@ -2128,6 +2543,7 @@ struct charts {
 	size_t path_cap;
 	struct names *names;
 	double spare;           /* of the last render */
+	struct chart_groups groups;
 };
 
 static int render(struct charts *x, cairo_surface_t *s, const char *name,
@@ -2147,6 +2563,7 @@ static int render(struct charts *x, cairo_surface_t *s, const char *name,
 	c.h = x->h;
 	c.rows = &x->rows;
 	c.nrel = x->nrel;
+	c.groups = &x->groups;
 	pango_cairo_update_context(c.cr, c.pc);
 	rc = fn(&c, arg);
 	x->spare = c.spare;
@@ -2670,7 +3087,8 @@ int chart_write_all(const char *img_dir, const struct tally *t,
 	x.nrel = released_count(t);
 	fonts_open(&x.fm, &x.pc);
 	if ((rc = names_new(&x.names, t)) < 0 ||
-	    (rc = rows_build(&x.rows, t, rows_max(o->height))))
+	    (rc = rows_build(&x.rows, t, rows_max(o->height))) ||
+	    (rc = chart_groups_build(&x.groups, t, CHART_MAX_BARS)))
 		goto done;
 
 	counts = calloc(t->nreleases ? t->nreleases : 1, sizeof(*counts));
@@ -2705,6 +3123,7 @@ done:
 	free(x.path);
 	names_free(x.names);
 	rows_release(&x.rows);
+	chart_groups_release(&x.groups);
 	fonts_close(x.fm, x.pc);
 	return rc;
 }

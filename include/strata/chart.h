@@ -8,7 +8,8 @@
  * fourth, NAME@narrow.svg, CHART_NARROW_WIDTH wide, which pages show on a
  * phone. The charts are
  *
- *   releases          share of all lines by the release that wrote them
+ *   releases          share of all lines by the release that wrote them,
+ *                     by group of releases beyond CHART_MAX_BARS
  *   subsystems        share of first-release code per top-level directory,
  *                     sorted, with the whole tree as a reference line
  *   subsystems-stack  each top-level directory as a 100% bar of releases
@@ -45,6 +46,48 @@
 
 /* The font every chart is set in (Debian fonts-dejavu-core). */
 #define CHART_FONT "DejaVu Sans"
+
+/*
+ * The most bars a chart of releases has. Beyond, its bars are groups of
+ * releases (chart_groups_build); the data files keep every release.
+ */
+#define CHART_MAX_BARS 60
+
+enum chart_grouping {
+	CHART_BY_RELEASE,       /* a bar per release */
+	CHART_BY_VERSION,       /* v2.6.x, v3.x: a version's leading numbers */
+	CHART_BY_YEAR           /* 2019, or spans of years: 2000-2004 */
+};
+
+/* The bars of a chart of releases; the unreleased bucket is its own. */
+struct chart_groups {
+	enum chart_grouping by;
+	size_t n;               /* bars */
+	size_t nrel;            /* bars of releases, before the unreleased */
+	size_t *of;             /* bar of each t->releases[] (owned) */
+	size_t *first;          /* first release of each bar (owned) */
+	char **labels;          /* name of each bar (owned) */
+};
+
+/*
+ * The bars for the releases of `t`, at most `max` of released code
+ * (>= 2). Up to `max` releases, a bar each. Beyond, groups:
+ *  - by version, when every release's name is a prefix of non-digits
+ *    and numbers separated by '.' or '_' ("v2.6.39", "2021.04"): the
+ *    releases that share their first L numbers make a bar, for the
+ *    largest L that gives between 2 and `max` bars, labelled with the
+ *    numbers all its names share ("v2.6.x"), or its one release's name;
+ *  - by the year of each release's tag (releases.csv's date), or by
+ *    spans of 2, 5, 10... years ("2000-2004", an en dash) when too many;
+ * whichever gives more bars, version on a tie; when neither can (no
+ * versions, and no dates or a single year), a bar per release. Bars are
+ * in the order of their first release; the unreleased bucket has its
+ * own, last. Free with chart_groups_release().
+ */
+int chart_groups_build(struct chart_groups *out, const struct tally *t,
+		       size_t max);
+
+void chart_groups_release(struct chart_groups *g);
 
 /*
  * Fail unless pango resolves CHART_FONT and it has glyphs for digits and

@@ -1138,13 +1138,18 @@ static void check_edges(const char *base)
 			check_all_files(dir, t, 800, 450);
 			file = path_of(dir, "releases.png");
 			if (!img_load(&im, file)) {
-				/* every 15th bar (distinct colours) in order */
-				for (r = 1; r < 150; r += 15) {
+				/* a bar per group, in its first's colour */
+				struct chart_groups g;
+
+				if (chart_groups_build(&g, t, CHART_MAX_BARS))
+					fail(__LINE__, "%s", error_last());
+				CHECK(g.by == CHART_BY_VERSION && g.n == 7,
+				      "150 releases in %zu bars", g.n);
+				for (r = 0; r < g.n; r++) {
 					struct box b;
 
-					if (!find_colour(&im,
-							 release_rgb(t, r, 0),
-							 &b)) {
+					if (!find_colour(&im, release_rgb(t,
+							 g.first[r], 0), &b)) {
 						fail(__LINE__, "no bar %zu", r);
 						continue;
 					}
@@ -1152,6 +1157,7 @@ static void check_edges(const char *base)
 					      "bar %zu out of order", r);
 					lastx = b.x1;
 				}
+				chart_groups_release(&g);
 				img_free(&im);
 			} else {
 				fail(__LINE__, "cannot read '%s'", file);
@@ -1249,6 +1255,172 @@ static void check_edges(const char *base)
 		}
 		fx_free(t);
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Groups of releases */
+
+static const char *name_v2(size_t i, size_t n)
+{
+	static char buf[32];
+
+	(void)n;
+	snprintf(buf, sizeof(buf), "v%zu.%zu", i / 65 + 1, i % 65);
+	return buf;
+}
+
+/* git's: v0.99, v0.99.1..8, v1.0.0..v1.9.5, v2.0.0..v2.30.2 */
+static const char *name_git(size_t i, size_t n)
+{
+	static char buf[32];
+
+	(void)n;
+	if (i < 9)
+		snprintf(buf, sizeof(buf), i ? "v0.99.%zu" : "v0.99", i);
+	else if (i < 9 + 60)
+		snprintf(buf, sizeof(buf), "v1.%zu.%zu", (i - 9) / 6,
+			 (i - 9) % 6);
+	else
+		snprintf(buf, sizeof(buf), "v2.%zu.%zu", (i - 69) / 3,
+			 (i - 69) % 3);
+	return buf;
+}
+
+/* Names with no number: release-aa, release-ab, ... */
+static const char *name_alpha(size_t i, size_t n)
+{
+	static char buf[32];
+
+	(void)n;
+	snprintf(buf, sizeof(buf), "release-%c%c", 'a' + (int)(i / 26),
+		 'a' + (int)(i % 26));
+	return buf;
+}
+
+static const char *name_build(size_t i, size_t n)
+{
+	static char buf[32];
+
+	(void)n;
+	snprintf(buf, sizeof(buf), "build-%zu", i + 1);
+	return buf;
+}
+
+/* Dates for the releases: release i at first + i * step seconds. */
+static struct release *fx_dates(struct tally *t, int64_t first, int64_t step)
+{
+	struct release *r = xcalloc(t->nreleases, sizeof(*r));
+	size_t i;
+
+	for (i = 0; i < t->nreleases; i++) {
+		r[i].unreleased = t->releases[i].unreleased;
+		r[i].first_date = r[i].unreleased ? 0 : first + (int64_t)i * step;
+		r[i].last_date = r[i].first_date;
+		t->releases[i].release = &r[i];
+	}
+	return r;
+}
+
+/* The labels of the bars, joined by spaces. */
+static void groups_expect(int line, const struct tally *t,
+			  enum chart_grouping by, const char *want)
+{
+	struct chart_groups g;
+	char got[4096] = "";
+	size_t i, o = 0;
+
+	if (chart_groups_build(&g, t, CHART_MAX_BARS)) {
+		fail(line, "chart_groups_build: %s", error_last());
+		return;
+	}
+	for (i = 0; i < g.n && o < sizeof(got); i++)
+		o += (size_t)snprintf(got + o, sizeof(got) - o, "%s%s",
+				      i ? " " : "", g.labels[i]);
+	if (!want)
+		CHECK(g.n == t->nreleases, "%zu bars for %zu releases", g.n,
+		      t->nreleases);
+	if (g.by != by || (want && strcmp(got, want)))
+		fail(line, "bars by %d: '%s', not by %d: '%s'", (int)g.by, got,
+		     (int)by, want ? want : "(each release)");
+	/* every release in its bar, bars in order of their first */
+	for (i = 0; i < t->nreleases; i++)
+		if (g.of[i] >= g.n || g.first[g.of[i]] > i ||
+		    (i && g.of[i] < g.of[i - 1] && g.first[g.of[i]] == i))
+			fail(line, "release %zu in bar %zu", i, g.of[i]);
+	CHECK(g.nrel + 1 == g.n || g.nrel == g.n, "nrel %zu of %zu", g.nrel,
+	      g.n);
+	chart_groups_release(&g);
+}
+
+static void check_group_rules(void)
+{
+	static const char git[] =
+		"v0.99.x v1.0.x v1.1.x v1.2.x v1.3.x v1.4.x v1.5.x v1.6.x "
+		"v1.7.x v1.8.x v1.9.x v2.0.x v2.1.x v2.2.x v2.3.x v2.4.x "
+		"v2.5.x v2.6.x v2.7.x v2.8.x v2.9.x v2.10.x v2.11.x v2.12.x "
+		"v2.13.x v2.14.x v2.15.x v2.16.x v2.17.x v2.18.x v2.19.x "
+		"v2.20.x v2.21.x v2.22.x v2.23.x v2.24.x v2.25.x v2.26.x "
+		"v2.27.x v2.28.x v2.29.x v2.30.x v2.31 unreleased";
+	struct tally *t;
+	struct release *r;
+	const int64_t y2015 = 1420070400, year = 31556952;
+
+	/* up to CHART_MAX_BARS releases, a bar each */
+	t = fx_new(60, 1, name_v2);
+	groups_expect(__LINE__, t, CHART_BY_RELEASE, NULL);
+	fx_free(t);
+	/* v1.0..v1.64, v2.0..v2.64: by the first number */
+	t = fx_new(130, 1, name_v2);
+	groups_expect(__LINE__, t, CHART_BY_VERSION, "v1.x v2.x unreleased");
+	fx_free(t);
+	/* the same over ten years: the years give more bars */
+	t = fx_new(130, 1, name_v2);
+	r = fx_dates(t, y2015 + 15 * 86400, year / 13);
+	groups_expect(__LINE__, t, CHART_BY_YEAR, "2015 2016 2017 2018 2019 "
+		      "2020 2021 2022 2023 2024 unreleased");
+	fx_free(t);
+	free(r);
+	/* Linux: 2.6.12..2.6.39, 3.0..3.19, ... */
+	t = fx_new(98, 0, name_linux);
+	groups_expect(__LINE__, t, CHART_BY_VERSION, "2.6.x 3.x 4.x 5.x 6.x");
+	fx_free(t);
+	/* git: two numbers give at most 60 bars, three too many */
+	t = fx_new(69 + 93, 1, name_git);
+	free((char *)t->releases[69 + 92].name);
+	t->releases[69 + 92].name = xstrdup("v2.31");
+	groups_expect(__LINE__, t, CHART_BY_VERSION, git);
+	/* and with a release a month, the versions give more bars */
+	r = fx_dates(t, y2015, year / 12);
+	groups_expect(__LINE__, t, CHART_BY_VERSION, git);
+	fx_free(t);
+	free(r);
+	/* no numbers: by year, 10 releases a year */
+	t = fx_new(70, 1, name_alpha);
+	r = fx_dates(t, y2015 + 15 * 86400, year / 10);
+	groups_expect(__LINE__, t, CHART_BY_YEAR,
+		      "2015 2016 2017 2018 2019 2020 2021 unreleased");
+	fx_free(t);
+	free(r);
+	/* too many numbers for versions: by year, in spans when too many */
+	t = fx_new(130, 0, name_build);
+	r = fx_dates(t, y2015 - 100 * year + 30 * 86400, year);
+	{
+		char want[1024];
+		size_t o = 0;
+		int y;
+
+		for (y = 1915; y < 2045; y += 5)
+			o += (size_t)snprintf(want + o, sizeof(want) - o,
+					      "%s%d\xe2\x80\x93%d",
+					      o ? " " : "", y, y + 4);
+		groups_expect(__LINE__, t, CHART_BY_YEAR, want);
+	}
+	fx_free(t);
+	free(r);
+	/* no dates and no versions: a bar each */
+	t = fx_new(70, 0, name_alpha);
+	groups_expect(__LINE__, t, CHART_BY_RELEASE, NULL);
+	fx_free(t);
 }
 
 static void check_dark(const char *base)
@@ -1530,6 +1702,7 @@ int main(int argc, char **argv)
 		check_unreleased(argv[2]);
 		check_sparse(argv[2]);
 		check_edges(argv[2]);
+		check_group_rules();
 		check_dark(argv[2]);
 		check_determinism(argv[2]);
 		check_history(argv[2]);
