@@ -84,7 +84,7 @@ int history_read_parents(git_oid **parents, uint32_t *nparents,
  * line first, parent lines right after it, an author and a committer
  * line each with "<...>" and a time. Returns 0, or an error naming `oid`
  * and what is wrong ("corrupt commit 'X': bad parent line"). Reads the
- * bytes only; for repository checks and the fuzzers.
+ * bytes only; for the fuzzers.
  */
 int history_commit_check(const git_oid *oid, const unsigned char *data,
 			 size_t len);
