@@ -6,6 +6,7 @@
 
 #include "strata/error.h"
 #include "strata/filter.h"
+#include "strata/odb.h"
 
 /* git's limits (attr.h): longer lines and bigger files are ignored. */
 #define ATTR_MAX_LINE 2048
@@ -513,6 +514,11 @@ static int walk_cb(const char *root, const git_tree_entry *e, void *payload)
 	char *dir;
 	size_t len = strlen(root);
 
+	/* libgit2's walk recurses: stop it where strata's own walks stop. */
+	if (mode == GIT_FILEMODE_TREE && odb_tree_too_deep(root, e)) {
+		w->rc = STRATA_ERR;
+		return -1;
+	}
 	if (strcmp(git_tree_entry_name(e), ".gitattributes") ||
 	    (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE))
 		return 0;

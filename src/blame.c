@@ -13,6 +13,7 @@
 #include "strata/error.h"
 #include "strata/ignore.h"
 #include "strata/odb.h"
+#include "strata/quote.h"
 #include "strata/rename.h"
 
 #ifdef __SANITIZE_ADDRESS__
@@ -58,7 +59,11 @@ struct version {
 	uint32_t nlines;
 	uint32_t pending;         /* stage 3: dependents not yet evaluated */
 	uint32_t slot;            /* stage 3: index in creation order */
-	uint16_t norigins;
+	/*
+	 * One per parent at most: a commit of 512 MiB (ODB_MAX_OBJECT)
+	 * names at most 11.2 million parents, less than 2^24.
+	 */
+	unsigned norigins:24;
 	unsigned needed:1, ignored:1, output:1;
 	unsigned counted:1;       /* nlines read off the blob (stage 2) */
 	unsigned broken:1;        /* origins unknown: see struct broken */
@@ -190,6 +195,7 @@ struct engine {
 	/* scratch */
 	char *path;
 	size_t path_alloc;
+	unsigned depth;           /* of the tree build_node() is at */
 	/* versions to finish in stage 1 */
 	struct pending *pend;
 	size_t npend, pend_alloc;
@@ -246,7 +252,7 @@ static void version_free_one(struct pool *P, struct version *v,
 			     struct version ***stack, size_t *sp,
 			     size_t *salloc)
 {
-	uint16_t i;
+	uint32_t i;
 
 	for (i = 0; i < v->norigins; i++) {
 		struct version *s = v->origins[i].src;
@@ -445,9 +451,59 @@ static size_t entry_end(const struct node *n, const struct entry *e)
 	       e->namelen + 1 + GIT_OID_RAWSZ;
 }
 
-/* Parse the raw tree entry at *at: "MODE NAME\0" and 20 bytes of name. */
+/*
+ * A mode as git reads it (canon_mode): a regular file is 100644 or 100755
+ * by its owner's execute bit, whatever else its permissions say (git
+ * once wrote 100664); a directory, a link or a gitlink, as it is. Any
+ * other type: 0 (git reads it as a gitlink; fsck calls it bad).
+ */
+static uint32_t canon_mode(uint32_t mode)
+{
+	switch (mode & 0170000) {
+	case 0100000: return mode & 0100 ? 0100755 : 0100644;
+	case 0040000: return 0040000;
+	case 0120000: return 0120000;
+	case 0160000: return 0160000;
+	default: return 0;
+	}
+}
+
+/* Set the error for entry e of tree `tree`, `what` is wrong with it. */
+static int bad_entry(const git_oid *tree, const struct entry *e,
+		     const char *what)
+{
+	char *buf = NULL;
+	const char *name = quote_name(&buf, e->name, 1);
+	int rc;
+
+	rc = error_set("corrupt tree '%s': entry '%s' %s",
+		       git_oid_tostr_s(tree), name ? name : "?", what);
+	free(buf);
+	return rc;
+}
+
+/* Whether entry b may follow entry a (of tree `tree`) in git's order. */
+static int check_join(const struct entry *a, const struct entry *b,
+		      const git_oid *tree)
+{
+	if (a->namelen == b->namelen && !memcmp(a->name, b->name, a->namelen))
+		return bad_entry(tree, b, "is there twice");
+	if (name_cmp(a->name, a->namelen, kind_of(a->mode) == K_TREE, b->name,
+		     b->namelen, kind_of(b->mode) == K_TREE) >= 0)
+		return bad_entry(tree, b, "is out of order");
+	return 0;
+}
+
+/*
+ * Parse the raw tree entry at *at of tree `tree`: "MODE NAME\0" and 20
+ * bytes of name, after `prev` (NULL: the first) in git's order. A name
+ * that is empty, ".", "..", or holds a '/', a duplicate or an entry out
+ * of order (which git fsck reports as errors or warnings, and git reads),
+ * and a mode of no type git knows, are errors naming the tree.
+ */
 static int parse_tree_entry(struct entry *e, const struct odb_object *raw,
-			    size_t *at)
+			    size_t *at, const git_oid *tree,
+			    const struct entry *prev)
 {
 	const unsigned char *d = raw->data, *nul;
 	size_t i = *at, len = raw->len, ms = i;
@@ -455,20 +511,43 @@ static int parse_tree_entry(struct entry *e, const struct odb_object *raw,
 
 	while (i < len && d[i] >= '0' && d[i] <= '7' && i - ms < 7)
 		mode = mode * 8 + (uint32_t)(d[i++] - '0');
-	if (i == ms || i >= len || d[i] != ' ')
-		return -1;
+	nul = i < len ? memchr(d + i, 0, len - i) : NULL;
+	if (i == ms || i >= len || d[i] != ' ' || !nul ||
+	    (size_t)(d + len - nul) < 1 + GIT_OID_RAWSZ)
+		return error_set("corrupt tree '%s': truncated entry",
+				 git_oid_tostr_s(tree));
 	e->modelen = (uint8_t)(i - ms);
-	e->mode = mode;
-	i++;
-	nul = memchr(d + i, 0, len - i);
-	if (!nul || nul == d + i || (size_t)(d + len - nul) < 1 + GIT_OID_RAWSZ)
-		return -1;
-	e->name = (const char *)d + i;
-	e->namelen = (uint32_t)(nul - (d + i));
+	e->mode = canon_mode(mode);
+	e->name = (const char *)d + i + 1;
+	e->namelen = (uint32_t)(nul - (d + i + 1));
 	memcpy(e->oid.id, nul + 1, GIT_OID_RAWSZ);
 	*at = (size_t)(nul + 1 + GIT_OID_RAWSZ - d);
 	e->ptr = NULL;
 	e->moved = false;
+	if (!e->namelen)
+		return error_set("corrupt tree '%s': an entry with an empty "
+				 "name", git_oid_tostr_s(tree));
+	if (!strcmp(e->name, ".") || !strcmp(e->name, "..") ||
+	    memchr(e->name, '/', e->namelen))
+		return bad_entry(tree, e, "is no file name");
+	if (!e->mode)
+		return bad_entry(tree, e, "has a bad mode");
+	/* A file and a directory of the same name are duplicates too. */
+	return prev ? check_join(prev, e, tree) : 0;
+}
+
+int blame_tree_check(const git_oid *oid, const unsigned char *data,
+		     size_t len)
+{
+	const struct odb_object raw = { data, len, GIT_OBJECT_TREE };
+	struct entry e[2];
+	size_t at = 0, k = 0;
+	int rc;
+
+	for (; at < len; k ^= 1)
+		if ((rc = parse_tree_entry(&e[k], &raw, &at, oid,
+					   at ? &e[k ^ 1] : NULL)) < 0)
+			return rc;
 	return 0;
 }
 
@@ -542,6 +621,8 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 		*out = (struct node *)old;
 		return 0;
 	}
+	if (E->depth > ODB_MAX_TREE_DEPTH)
+		return odb_too_deep(oid);
 	if (!(n = calloc(1, sizeof(*n))))
 		return error_oom();
 	n->refs = 1;
@@ -589,6 +670,10 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 		if (old && tail < old->n &&
 		    (ptrdiff_t)entry_start(old, &old->e[tail]) + shift ==
 		    (ptrdiff_t)at) {
+			/* old's tail is in order; so must be where it joins. */
+			if (n->n && (rc = check_join(&n->e[n->n - 1],
+						     &old->e[tail], oid)) < 0)
+				goto done;
 			if ((rc = node_room(n, &alloc,
 					    n->n + (old->n - tail))) < 0)
 				goto done;
@@ -606,11 +691,9 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 		if ((rc = node_room(n, &alloc, n->n + 1)) < 0)
 			goto done;
 		e = &n->e[n->n];
-		if (parse_tree_entry(e, n->raw, &at) < 0) {
-			rc = error_set("unable to read tree '%s': corrupt entry",
-				       git_oid_tostr_s(oid));
+		if ((rc = parse_tree_entry(e, n->raw, &at, oid,
+					   n->n ? &n->e[n->n - 1] : NULL)) < 0)
 			goto done;
-		}
 		n->n++;
 		k = kind_of(e->mode);
 		/* Both lists are in tree order: advance the old one alongside. */
@@ -637,9 +720,11 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 				goto done;
 			E->path[base + e->namelen] = '/';
 			/* os goes with old unless something else holds it. */
+			E->depth++;
 			rc = build_node(&sub, E, os, &e->oid,
 					base + e->namelen + 1,
 					take && os && os->refs == 1);
+			E->depth--;
 			if (rc < 0)
 				goto done;
 			if (take && sub == os) {
@@ -868,6 +953,34 @@ static int broken_error(const struct engine *E, const struct version *v)
 }
 
 /*
+ * Whether blob `oid`, the origin that parent i offers, is new among those
+ * of the parents before it (sgp[0, i)): git keeps only the first parent
+ * of each blob. Over 64 parents, a hash of them (tab, mask + 1 slots of
+ * indices + 1, those of later parents skipped) keeps a merge of a million
+ * parents linear.
+ */
+static bool first_of_blob(struct version *const *sgp, uint32_t i,
+			  const git_oid *oid, uint32_t *tab, size_t mask)
+{
+	size_t h;
+	uint32_t k;
+
+	if (!tab) {
+		for (k = 0; k < i; k++)
+			if (sgp[k] && git_oid_equal(&sgp[k]->oid, oid))
+				return false;
+		return true;
+	}
+	memcpy(&h, oid->id, sizeof(h));
+	/* Pass 1 looks at parents before i only, as git does. */
+	for (h &= mask; tab[h]; h = (h + 1) & mask)
+		if (tab[h] - 1 < i && git_oid_equal(&sgp[tab[h] - 1]->oid, oid))
+			return false;
+	tab[h] = i + 1;
+	return true;
+}
+
+/*
  * Find the version for a changed file of commit c by git's rules, and
  * store it in the entry.
  */
@@ -880,13 +993,17 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 	struct version *sg[64], **sgp = sg, *share = NULL, *v = NULL;
 	unsigned char present_buf[64], *present = present_buf;
 	char *missing = NULL;
-	uint32_t i, np = hc->nparents, k;
+	uint32_t i, np = hc->nparents, k, *tab = NULL;
+	size_t mask = 0;
 	int rc = 0;
 
 	if (np > 64) {
+		for (mask = 127; mask < 2 * (size_t)np; mask = 2 * mask + 1)
+			;
 		sgp = calloc(np, sizeof(*sgp));
 		present = calloc(np, 1);
-		if (!sgp || !present) {
+		tab = calloc(mask + 1, sizeof(*tab));
+		if (!sgp || !present || !tab) {
 			rc = error_oom();
 			goto done;
 		}
@@ -910,10 +1027,7 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 			share = pe->ptr;
 			break;
 		}
-		for (k = 0; k < i; k++)
-			if (sgp[k] && git_oid_equal(&sgp[k]->oid, &pe->oid))
-				break;
-		if (k == i)
+		if (first_of_blob(sgp, i, &pe->oid, tab, mask))
 			sgp[i] = pe->ptr;
 	}
 	/* Pass 1: renames, for parents that have nothing at the path. */
@@ -960,11 +1074,7 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 			break;
 		}
 		/* Like pass 0, git compares with the parents before it. */
-		for (k = 0; k < i; k++)
-			if (sgp[k] &&
-			    git_oid_equal(&sgp[k]->oid, &del[i].src[idx].oid))
-				break;
-		if (k == i)
+		if (first_of_blob(sgp, i, &del[i].src[idx].oid, tab, mask))
 			sgp[i] = del[i].ver[idx];
 	}
 	if (share) {
@@ -1006,6 +1116,7 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 	}
 done:
 	free(missing);
+	free(tab);
 	if (sgp != sg)
 		free(sgp);
 	if (present != present_buf)
@@ -1118,6 +1229,7 @@ struct reader {
 	size_t cache_bound;      /* the object cache's bound in the walk */
 	char *path;
 	size_t path_alloc;
+	unsigned depth;          /* of the tree reader_list() is at */
 };
 
 /*
@@ -1162,24 +1274,29 @@ static int reader_list(struct reader *R, const git_oid *oid, size_t base)
 {
 	const struct engine *E = R->E;
 	struct odb_object *raw = NULL;
+	struct entry e, prev;
 	size_t at = 0;
 	int rc;
 
+	if (R->depth > ODB_MAX_TREE_DEPTH)
+		return odb_too_deep(oid);
 	if ((rc = odb_read(&raw, E->repo->odb, R->git, oid,
 			   GIT_OBJECT_TREE)) < 0)
 		return rc;
 	R->ntrees++;
 	while (at < raw->len && !atomic_load(&R->stop)) {
-		struct entry e;
-
-		if ((rc = parse_tree_entry(&e, raw, &at)) < 0 ||
+		if ((rc = parse_tree_entry(&e, raw, &at, oid,
+					   at ? &prev : NULL)) < 0 ||
 		    (rc = path_put(&R->path, &R->path_alloc, base, e.name,
 				   e.namelen)) < 0)
 			break;
+		prev = e;
 		if (kind_of(e.mode) == K_TREE) {
 			R->path[base + e.namelen] = '/';
-			if ((rc = reader_list(R, &e.oid,
-					      base + e.namelen + 1)) < 0)
+			R->depth++;
+			rc = reader_list(R, &e.oid, base + e.namelen + 1);
+			R->depth--;
+			if (rc < 0)
 				break;
 			continue;
 		}
@@ -1343,7 +1460,7 @@ static int evaluate(struct version *v, unsigned char *taken)
 {
 	/* Most versions: one origin, nothing ignored, no need for taken[]. */
 	bool single = v->norigins == 1 && !v->ignored;
-	uint16_t k;
+	uint32_t k;
 	uint32_t x;
 
 	v->lines = malloc((v->nlines ? v->nlines : 1) * sizeof(*v->lines));
@@ -1518,7 +1635,7 @@ static int evaluation_plan(struct evaluation *X, struct version **list,
 		up[i] = (uint32_t)i;
 	}
 	for (i = 0; i < n; i++) {
-		uint16_t k;
+		uint32_t k;
 
 		for (k = 0; k < X->list[i]->norigins; k++) {
 			uint32_t a = group_root(up, (uint32_t)i);
@@ -1568,7 +1685,7 @@ static int evaluate_group(const struct evaluation *X, size_t g,
 
 	for (i = X->start[g]; i < X->start[g + 1]; i++) {
 		struct version *v = X->list[X->order[i]];
-		uint16_t k;
+		uint32_t k;
 
 		if ((rc = count_lines(v)) < 0)
 			return rc;
@@ -1712,7 +1829,7 @@ static int keep_hunks(struct origin *o, const struct diff_result *dr)
 static int diff_version_stored(struct version *v, struct odb *db,
 			       git_repository *git, struct diff_result *dr)
 {
-	uint16_t k;
+	uint32_t k;
 	int rc;
 
 	if (!v->norigins) {
@@ -1742,7 +1859,7 @@ static int diff_version(struct version *v, struct odb *db,
 	size_t plen[8], *plens = plen;
 	const char *t;
 	size_t tlen;
-	uint16_t k;
+	uint32_t k;
 	int rc;
 
 	if (!(flags & DIFF_IGNORE_WHITESPACE) && !v->ignored)
@@ -2557,7 +2674,7 @@ static int mark_needed(struct marking *M, const struct engine *E)
 		return error_oom();
 	while (M->sp) {
 		struct version *v = M->stack[--M->sp];
-		uint16_t k;
+		uint32_t k;
 
 		if (v->broken)
 			return broken_error(E, v);
@@ -2878,6 +2995,11 @@ static int left_cb(const char *root, const git_tree_entry *e, void *payload)
 	size_t rlen = strlen(root);
 	int why, text;
 
+	/* libgit2's walk recurses: stop it where build_node() stops. */
+	if (mode == GIT_FILEMODE_TREE && odb_tree_too_deep(root, e)) {
+		w->rc = STRATA_ERR;
+		return -1;
+	}
 	if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE)
 		return 0;
 	if ((w->rc = path_put(&w->path, &w->path_alloc, 0, root, rlen)) < 0 ||

@@ -8,11 +8,6 @@
 #include "strata/error.h"
 #include "strata/tally.h"
 
-const char *cohorts_date_name(enum cohorts_date d)
-{
-	return d == COHORTS_AUTHOR ? "author" : "committer";
-}
-
 int cohorts_parse_date(enum cohorts_date *out, const char *s)
 {
 	if (!strcmp(s, "committer"))

@@ -577,6 +577,20 @@ static int write_history(const char *dir, const struct tally *t)
 	return write_survival_csv(dir, t, t->history);
 }
 
+/* --date, --org-map and --no-authors, as the cohorts were built. */
+static void json_cohort_options(FILE *f, const struct tally *t,
+				const struct report_info *info)
+{
+	const struct cohorts *c = t->cohorts;
+
+	json_field(f, "date", cohorts_date_name(c ? c->date :
+						COHORTS_COMMITTER));
+	fputs(",\n    ", f);
+	json_opt_str(f, "org_map", info->org_map);
+	fprintf(f, ",\n    \"authors\": %s",
+		bool_str(c && c->has_authors));
+}
+
 static void json_head(FILE *f, const struct tally *t,
 		      const struct report_info *info)
 {
@@ -618,7 +632,9 @@ static void json_head(FILE *f, const struct tally *t,
 	json_str_array(f, "exclude", info->exclude, info->nexclude);
 	fprintf(f, ",\n    \"skip_vendored\": %s",
 		bool_str(info->skip_vendored));
-	fprintf(f, ",\n    \"depth\": %u\n  },\n", info->depth);
+	fprintf(f, ",\n    \"depth\": %u,\n    ", info->depth);
+	json_cohort_options(f, t, info);
+	fputs("\n  },\n", f);
 
 	fprintf(f, "  \"totals\": {\n    \"lines\": %" PRIu64 ",\n"
 		"    \"files\": %zu,\n    \"releases\": %zu,\n"

@@ -1617,6 +1617,7 @@ static int run_tally(struct options *o, struct repository *repo,
 	info->exclude = o->exclude.v;
 	info->nexclude = o->exclude.n;
 	info->skip_vendored = o->skip_vendored;
+	info->org_map = o->org_map;
 	info->passed_over = b->npassed_over;
 	info->depth = (unsigned)o->depth;
 	info->jobs = (unsigned)o->jobs;

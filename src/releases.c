@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "strata/error.h"
+#include "strata/odb.h"
 
 /*
  * Optional project prefix ("jq-", "curl-", "OpenSSL_", "release-"), a
@@ -370,10 +371,130 @@ static int add_outside(struct collector *c, const char *name,
 }
 
 /*
+ * The line at *p (up to end), if it starts with `word` and a blank: its
+ * value, n bytes; *p moves past the line either way.
+ */
+static const char *tag_line(const char **p, const char *end,
+			    const char *word, size_t *n)
+{
+	const char *at = *p, *eol = memchr(at, '\n', (size_t)(end - at));
+	size_t wl = strlen(word), ln = (size_t)((eol ? eol : end) - at);
+
+	*p = eol ? eol + 1 : end;
+	if (ln <= wl || memcmp(at, word, wl) || at[wl] != ' ')
+		return NULL;
+	*n = ln - wl - 1;
+	return at + wl + 1;
+}
+
+static git_object_t tag_type(const char *v, size_t n)
+{
+	static const char *const names[] = { "commit", "tree", "blob", "tag" };
+	static const git_object_t types[] = { GIT_OBJECT_COMMIT,
+		GIT_OBJECT_TREE, GIT_OBJECT_BLOB, GIT_OBJECT_TAG };
+
+	for (size_t i = 0; i < 4; i++)
+		if (n == strlen(names[i]) && !memcmp(v, names[i], n))
+			return types[i];
+	return GIT_OBJECT_INVALID;
+}
+
+/* The last second of the year 9999: a later date is no date. */
+#define TAG_DATE_MAX INT64_C(253402300799)
+
+/*
+ * The date after the last '>' of a tagger ident p[0, n), if it has one
+ * up to TAG_DATE_MAX.
+ */
+static int tagger_date(int64_t *out, const char *p, size_t n)
+{
+	const char *gt = memrchr(p, '>', n), *t, *end = p + n;
+	uint64_t v = 0;
+
+	if (!gt || !memchr(p, '<', (size_t)(gt - p)))
+		return 0;
+	for (t = gt + 1; t < end && *t == ' '; t++)
+		;
+	if (t == end || *t < '0' || *t > '9')
+		return 0;
+	for (; t < end && *t >= '0' && *t <= '9'; t++)
+		if ((v = v * 10 + (uint64_t)(*t - '0')) > TAG_DATE_MAX)
+			return 0;
+	*out = (int64_t)v;
+	return 1;
+}
+
+int releases_tag_parse(struct releases_tag_object *out, const git_oid *oid,
+		       const unsigned char *data, size_t len)
+{
+	const char *p = (const char *)data, *end = p + len, *v;
+	const char *why = NULL;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (!(v = tag_line(&p, end, "object", &n)) || n != GIT_OID_HEXSZ ||
+	    git_oid_fromstrn(&out->target, v, n) < 0)
+		why = "bad object line";
+	else if (!(v = tag_line(&p, end, "type", &n)) ||
+		 (out->type = tag_type(v, n)) == GIT_OBJECT_INVALID)
+		why = "bad type line";
+	else if (!tag_line(&p, end, "tag", &n))
+		why = "no tag line";
+	if (why)
+		return error_set("corrupt tag '%s': %s", git_oid_tostr_s(oid),
+				 why);
+	if ((v = tag_line(&p, end, "tagger", &n)))
+		out->dated = tagger_date(&out->date, v, n);
+	return 0;
+}
+
+/*
+ * The object tag `oid` (of type *type) finally points at, into *cur, its
+ * type into *type, and the tagger date of the last tag of the chain, if
+ * any. A chain of tags that loops (a store that lies: strata does not
+ * hash what it reads) is found by Brent's method, in as many steps as the
+ * chain and its loop have tags.
+ */
+static int peel_tag(git_oid *cur, git_object_t *type, int64_t *date,
+		    int *dated, struct repository *repo, const char *name)
+{
+	struct releases_tag_object t;
+	struct odb_object *obj = NULL;
+	git_oid seen;
+	size_t steps = 0, power = 1;
+	int rc;
+
+	git_oid_cpy(&seen, cur);
+	while (*type == GIT_OBJECT_TAG) {
+		if ((rc = odb_read(&obj, repo->odb, repo->git, cur,
+				   GIT_OBJECT_TAG)) < 0 ||
+		    (rc = releases_tag_parse(&t, cur, obj->data,
+					     obj->len)) < 0) {
+			odb_object_free(obj);
+			return error_prefix("unable to read tag '%s'", name);
+		}
+		odb_object_free(obj);
+		*date = t.date;
+		*dated = t.dated;
+		*type = t.type;
+		git_oid_cpy(cur, &t.target);
+		if (git_oid_equal(cur, &seen))
+			return error_set("unable to read tag '%s': its tags "
+					 "form a cycle", name);
+		if (++steps == power) {
+			git_oid_cpy(&seen, cur);
+			power *= 2;
+			steps = 0;
+		}
+	}
+	return 0;
+}
+
+/*
  * Follow a chain of tag objects to what it finally points at. The date is
  * the tagger date of the last tag in the chain (the one naming the
- * commit), like git name-rev; a tag without a tagger line takes the
- * commit's date.
+ * commit), like git name-rev; a tag without a tagger line, or whose date
+ * cannot be read, takes the commit's date.
  */
 static int add_ref(struct collector *c, const char *name, const git_oid *oid)
 {
@@ -382,7 +503,7 @@ static int add_ref(struct collector *c, const char *name, const git_oid *oid)
 	git_oid cur;
 	size_t len;
 	int64_t idx, date = 0;
-	int dated = 0;
+	int dated = 0, rc;
 
 	idx = history_find(h, oid);
 	if (idx >= 0) /* a lightweight tag on a commit of the history */
@@ -392,19 +513,8 @@ static int add_ref(struct collector *c, const char *name, const git_oid *oid)
 	if (git_odb_read_header(&len, &type, c->odb, oid) < 0)
 		return error_git("unable to read tag '%s'", name);
 	git_oid_cpy(&cur, oid);
-	while (type == GIT_OBJECT_TAG) {
-		const git_signature *sig;
-		git_tag *tag;
-
-		if (git_tag_lookup(&tag, c->repo->git, &cur) < 0)
-			return error_git("unable to read tag '%s'", name);
-		sig = git_tag_tagger(tag);
-		dated = sig != NULL;
-		date = sig ? (int64_t)sig->when.time : 0;
-		type = git_tag_target_type(tag);
-		git_oid_cpy(&cur, git_tag_target_id(tag));
-		git_tag_free(tag);
-	}
+	if ((rc = peel_tag(&cur, &type, &date, &dated, c->repo, name)) < 0)
+		return rc;
 	if (type != GIT_OBJECT_COMMIT) {
 		c->nskipped++;
 		return 0;

@@ -1,9 +1,13 @@
 #include "strata/repository.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "strata/error.h"
 #include "strata/odb.h"
@@ -160,6 +164,82 @@ static int load_replace(struct repository *repo)
 }
 
 /* The deprecated info/grafts file: "commit parent..." per line. */
+/*
+ * Whether line l (n bytes, its newline dropped) of packed-refs is one git
+ * reads (refs/packed-backend.c): "HEX NAME", or, right after such a
+ * line, "^HEX" (the object a tag peels to). A name git finds bad makes a
+ * broken ref for git, not an error; libgit2 judges it when it is asked.
+ */
+static bool packed_line_ok(const char *l, size_t n, bool after_ref)
+{
+	git_oid oid;
+
+	if (n == GIT_OID_HEXSZ + 1 && l[0] == '^')
+		return after_ref && git_oid_fromstrn(&oid, l + 1,
+						     GIT_OID_HEXSZ) == 0;
+	return n > GIT_OID_HEXSZ + 1 && l[GIT_OID_HEXSZ] == ' ' &&
+	       git_oid_fromstrn(&oid, l, GIT_OID_HEXSZ) == 0;
+}
+
+/* The lines of packed-refs file f (at `path`), each as git reads it. */
+static int check_packed_lines(FILE *f, const char *path)
+{
+	char *line = NULL;
+	size_t cap = 0, no = 0;
+	bool after_ref = false;
+	ssize_t n;
+	int rc = 0;
+
+	while (rc == 0 && (n = getline(&line, &cap, f)) > 0) {
+		no++;
+		if (line[n - 1] != '\n') {
+			rc = error_set("corrupt '%s': line %zu has no end", path,
+				       no);
+			break;
+		}
+		line[--n] = '\0';
+		if (no == 1 && !strncmp(line, "# pack-refs with:", 17))
+			continue;
+		if (!packed_line_ok(line, (size_t)n, after_ref))
+			rc = error_set("corrupt '%s': unexpected line %zu",
+				       path, no);
+		after_ref = line[0] != '^';
+	}
+	free(line);
+	return rc;
+}
+
+/*
+ * packed-refs, checked line by line as git reads it: git dies on a line
+ * it cannot read ("unexpected line in .git/packed-refs"), where libgit2
+ * skips what it cannot parse and the refs after it. A FIFO in its place
+ * is an error, not a hang.
+ */
+static int check_packed_refs(const struct repository *repo)
+{
+	char *path = NULL;
+	struct stat st;
+	FILE *f = NULL;
+	int fd, rc = 0;
+
+	if (asprintf(&path, "%spacked-refs",
+		     git_repository_commondir(repo->git)) < 0)
+		return error_oom();
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) >= 0) {
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+		    !(f = fdopen(fd, "r"))) {
+			close(fd);
+			rc = error_set("unable to read '%s': not a regular "
+				       "file", path);
+		} else {
+			rc = check_packed_lines(f, path);
+			fclose(f);
+		}
+	}
+	free(path);
+	return rc;
+}
+
 static int load_grafts(struct repository *repo)
 {
 	const char *gitdir = git_repository_commondir(repo->git);
@@ -386,7 +466,8 @@ int repository_open(struct repository **out, const char *path)
 		rc = error_oom();
 		goto done;
 	}
-	if ((rc = load_shallow(repo)) < 0 || (rc = load_replace(repo)) < 0 ||
+	if ((rc = check_packed_refs(repo)) < 0 ||
+	    (rc = load_shallow(repo)) < 0 || (rc = load_replace(repo)) < 0 ||
 	    (rc = load_missing_hint(repo)) < 0)
 		goto done;
 	rc = load_grafts(repo);
@@ -415,30 +496,69 @@ void repository_free(struct repository *repo)
 	free(repo);
 }
 
+/*
+ * `rev` as a ref name or a full object id, to the commit it names, without
+ * parsing it: libgit2 refuses a commit it cannot parse with "unknown
+ * revision" (and leaks what it parsed), where history_load() says what
+ * is wrong with it. Anything else (a tag, "HEAD~2"): -1, no error.
+ */
+static int resolve_raw(git_oid *out, struct repository *repo,
+		       const char *rev)
+{
+	git_reference *ref = NULL, *res = NULL;
+	struct odb_object *obj = NULL;
+	int rc = -1;
+
+	if (strlen(rev) == GIT_OID_HEXSZ && git_oid_fromstr(out, rev) == 0) {
+		rc = 0;
+	} else if (git_reference_dwim(&ref, repo->git, rev) == 0 &&
+		   git_reference_resolve(&res, ref) == 0 &&
+		   git_reference_target(res)) {
+		git_oid_cpy(out, git_reference_target(res));
+		rc = 0;
+	}
+	git_reference_free(res);
+	git_reference_free(ref);
+	/* Only a commit: history_load() reads it and says what is wrong. */
+	if (rc == 0 && odb_read(&obj, repo->odb, repo->git,
+				repository_replacement(repo, out),
+				GIT_OBJECT_COMMIT) < 0)
+		rc = -1;
+	odb_object_free(obj);
+	error_clear();
+	return rc;
+}
+
+static int resolve_unborn(struct repository *repo)
+{
+	git_reference *head = NULL;
+	const char *branch = "HEAD";
+	int rc;
+
+	if (git_reference_lookup(&head, repo->git, "HEAD") == 0 &&
+	    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
+		branch = git_reference_symbolic_target(head);
+		if (!strncmp(branch, "refs/heads/", 11))
+			branch += 11;
+	}
+	rc = error_set("your current branch '%s' does not have any commits "
+		       "yet", branch);
+	git_reference_free(head);
+	return rc;
+}
+
 int repository_resolve_commit(git_oid *out, struct repository *repo,
 			      const char *rev)
 {
 	git_object *obj = NULL, *commit = NULL;
 	int rc = 0;
 
+	if (resolve_raw(out, repo, rev) == 0)
+		return 0;
 	if (git_revparse_single(&obj, repo->git, rev) < 0) {
-		git_reference *head = NULL;
-
 		if (!strcmp(rev, "HEAD") &&
-		    git_repository_head_unborn(repo->git) == 1) {
-			const char *branch = "HEAD";
-
-			if (git_reference_lookup(&head, repo->git, "HEAD") == 0 &&
-			    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
-				branch = git_reference_symbolic_target(head);
-				if (!strncmp(branch, "refs/heads/", 11))
-					branch += 11;
-			}
-			rc = error_set("your current branch '%s' does not have "
-				       "any commits yet", branch);
-			git_reference_free(head);
-			return rc;
-		}
+		    git_repository_head_unborn(repo->git) == 1)
+			return resolve_unborn(repo);
 		return error_set("unknown revision '%s'", rev);
 	}
 	if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0) {

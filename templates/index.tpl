@@ -55,6 +55,33 @@
 {{>STACK_CHART}}
 </section>
 
+{{#YEARS}}
+<section id="years">
+<h2>Lines by year</h2>
+<p>{{#OLD}}<strong>{{SHARE}}%</strong> of the lines at {{REV}} were last changed before {{YEAR}}; half of them in {{MEDIAN}} or earlier.{{/OLD}}{{#NO_OLD}}Half of the lines at {{REV}} were last changed in {{MEDIAN}} or earlier.{{/NO_OLD}} A line’s year is that of the {{DATE}} date (UTC) of the commit <code>git blame</code> gives it.</p>
+<div class="pair narrow">
+{{>YEARS_CHART}}
+<div class="table-wrap">
+<table>
+<caption>Lines at {{REV}} by the year they were last changed. <a href="data/years.csv">years.csv</a>, by subsystem <a href="data/years-subsystems.csv">years-subsystems.csv</a></caption>
+<thead><tr><th scope="col">Year</th><th scope="col" class="num opt">Commits</th><th scope="col" class="num">Lines today</th><th scope="col" class="num">Share</th></tr></thead>
+<tbody>
+{{#YEAR}}
+<tr><th scope="row">{{NAME}}</th><td class="num opt">{{COMMITS}}</td><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td></tr>
+{{/YEAR}}
+</tbody>
+</table>
+</div>
+</div>
+</section>
+{{/YEARS}}
+{{#AUTHORS_DATA}}
+<section id="people">
+<h2>Authors and organisations</h2>
+<p>Who wrote the lines at {{REV}}, and for which organisations: <a href="authors.html">authors and organisations</a>, overall and by subsystem.</p>
+</section>
+{{/AUTHORS_DATA}}
+
 <section id="untouched">
 <h2>Untouched files</h2>
 <p>Untouched since {{FIRST}}: {{UNTOUCHED_FILES}} of {{N_FILES}} ({{UNTOUCHED_LINES}} of {{N_LINES}}), every line of them still from that release.
@@ -91,6 +118,14 @@
 <li><a href="data/history-subsystems.csv">history-subsystems.csv</a>: the same per top-level directory</li>
 <li><a href="data/survival.csv">survival.csv</a>: each release's lines at its own snapshot and every later one</li>
 {{/HISTORY_DATA}}
+{{#YEARS_DATA}}
+<li><a href="data/years.csv">years.csv</a>: lines and commits per calendar year</li>
+<li><a href="data/years-subsystems.csv">years-subsystems.csv</a>: lines per top-level directory and year</li>
+{{/YEARS_DATA}}
+{{#AUTHORS_DATA}}
+<li><a href="data/authors.csv">authors.csv</a>: lines, commits and files per author</li>
+<li><a href="data/orgs.csv">orgs.csv</a>: lines and commits per organisation</li>
+{{/AUTHORS_DATA}}
 </ul>
 <div class="table-wrap">
 <table class="charts">

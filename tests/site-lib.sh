@@ -7,7 +7,8 @@
 # Four tags in three releases (v1.0; v1.1-rc1 and v1.1 fold into v1.1;
 # v2.0) and one commit after them, with names a page must escape: markup
 # (a file and a top-level directory), an ampersand and quotes, a byte that
-# is not UTF-8, directories that differ only in case. At HEAD:
+# is not UTF-8, directories that differ only in case; two authors, one
+# with quotes, an ampersand and a long name. At HEAD:
 #
 #   release     lines  share
 #   v1.0           39  70.91%   (headline: 70.9%)
@@ -34,6 +35,9 @@ site_repo() {
 	git tag v1.0
 
 	at 1270000000 # 2010-03-31
+	GIT_AUTHOR_NAME="Ana \"A&B\" Wolfeschlegelsteinhausenbergerdorff-Longname" \
+		GIT_AUTHOR_EMAIL=ana@example.org
+	export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL
 	put src/main.c $(lines main 1 10) $(lines new 1 5)
 	put Net/x.c x1 x2-changed
 	commit "1.1-rc1"
@@ -52,6 +56,7 @@ site_repo() {
 	git tag v2.0
 
 	at 1310000000
+	unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL
 	put src/main.c main1 main2-changed main3-changed $(lines main 4 10) \
 		$(lines new 1 5) tail
 	commit "after 2.0"

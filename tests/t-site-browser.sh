@@ -1,7 +1,8 @@
 #!/bin/bash
 # The report in a real browser: headless Chromium opens every kind of page
-# (the overview, releases, untouched files, a subsystem, a subdirectory
-# below it, the root files, hostile and long names) at 1280 and 390 px, and
+# (the overview, releases, authors, untouched files, a subsystem, a
+# subdirectory below it, the root files, hostile and long names) at 1280
+# and 390 px, and
 # tests/browser.py checks each: no console error, no failed load, no image
 # missing, no sideways scroll of the page, every table beside its chart at
 # 1280 and below it at 390, the phone's charts on a phone, no chart shrunk
@@ -19,7 +20,7 @@ REPO=$WORK/repo
 	put src/net/tcp/conn.c $(lines conn 1 12) &&
 	put src/fs/ext.c $(lines ext 1 20) && commit "deeper") >/dev/null
 
-PAGES="index releases history untouched src src/net root svg_onload_alert_1-35157b"
+PAGES="index releases history authors untouched src src/net root svg_onload_alert_1-35157b"
 
 keep_shots() {
 	if [ -n "${SHOTS:-}" ]; then
@@ -65,7 +66,7 @@ browse_names() {
 	command -v chromium >/dev/null || return 1
 	names_repo "$WORK/names"
 	report "$WORK/names" --out out --depth 2
-	for p in index untouched releases arch NET; do
+	for p in index untouched releases authors arch NET; do
 		args+=("out/$p.html@1280" "out/$p.html@390")
 	done
 	for p in out/A*-*.html out/aaa*-*/*.html out/bad_name-*.html; do

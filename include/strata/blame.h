@@ -145,4 +145,15 @@ int blame_count_left_out(struct blame_left_out *out, struct repository *repo,
 #define BLAME_TEXT_PREFIX 8000
 int blame_is_text(const void *data, size_t len);
 
+/*
+ * Check raw tree data[0, len) (named `oid`, for the error) entry by entry
+ * as the blame reads trees: each "MODE NAME\0" and 20 bytes, a name that
+ * is no empty, ".", ".." or '/'-holding one, a mode of a type git knows,
+ * in git's order with no duplicate next to it. Returns 0 or an error
+ * ("corrupt tree 'X': entry 'a' is out of order"). Reads the bytes only;
+ * for the fuzzers.
+ */
+int blame_tree_check(const git_oid *oid, const unsigned char *data,
+		     size_t len);
+
 #endif

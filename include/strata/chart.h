@@ -16,9 +16,16 @@
  *   dir-NAME          the release distribution of every directory of
  *                     level >= 1, named by names_get(.., NAMES_CHART):
  *                     dir-Documentation, dir-arch/x86, dir-root
+ *   history, history-share, survival, history-dir-NAME
+ *                     with a history (snapshots.h)
+ *   years             share of all lines by the calendar year of their
+ *                     commit, a bar for every year of the span
+ *   authors, orgs     the top 20 authors and organisations by lines and
+ *                     one bar for the others, unless cohorts->has_authors
+ *                     is 0 (--no-authors); with t->cohorts only
  *
- * The two subsystem charts are as high as their rows need, up to the
- * height asked for: a few subsystems leave no empty band. Names only
+ * The two subsystem charts, authors and orgs are as high as their rows
+ * need, up to the height asked for: a few rows leave no empty band. Names only
  * ever get `@` and a suffix added, a byte no directory's name (names.h)
  * can hold.
  *

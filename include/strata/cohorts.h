@@ -60,8 +60,11 @@ int cohorts_build(struct cohorts **out, const struct history *h,
 
 void cohorts_free(struct cohorts *c);
 
-/* "committer" or "author". */
-const char *cohorts_date_name(enum cohorts_date d);
+/* "committer" or "author" (inline: charts and data need no cohorts.c). */
+static inline const char *cohorts_date_name(enum cohorts_date d)
+{
+	return d == COHORTS_AUTHOR ? "author" : "committer";
+}
 
 /* Parse a --date value; STRATA_EUSAGE on anything else. */
 int cohorts_parse_date(enum cohorts_date *out, const char *s);

@@ -79,6 +79,16 @@ int history_read_parents(git_oid **parents, uint32_t *nparents,
 			 int64_t *time, struct repository *repo,
 			 const git_oid *oid, int first_parent);
 
+/*
+ * Check raw commit data[0, len) as history_load() reads one: a tree
+ * line first, parent lines right after it, an author and a committer
+ * line each with "<...>" and a time. Returns 0, or an error naming `oid`
+ * and what is wrong ("corrupt commit 'X': bad parent line"). Reads the
+ * bytes only; for the fuzzers.
+ */
+int history_commit_check(const git_oid *oid, const unsigned char *data,
+			 size_t len);
+
 void history_free(struct history *h);
 
 /* Index of `oid` in h->commits, or -1 if it is not in this history. */

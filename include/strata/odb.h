@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "strata/error.h"
+
 struct odb;
 
 /*
@@ -31,6 +33,42 @@ struct odb;
  * binary, as git's diff does.
  */
 #define ODB_MAX_OBJECT ((size_t)512 << 20)
+
+/*
+ * How deep trees may nest: a tree further down is an error, so that every
+ * walk over a tree's directories, each recursive, stays within its
+ * thread's stack; a tree that contains itself (the object under its name
+ * in a damaged store) ends there too. git's core.maxTreeDepth default.
+ */
+#define ODB_MAX_TREE_DEPTH 2048
+
+/* Set the error for tree `tree`, found deeper than that; returns it. */
+static inline int odb_too_deep(const git_oid *tree)
+{
+	return error_set("corrupt tree '%s': trees nest deeper than %d (or "
+			 "it contains itself)", git_oid_tostr_s(tree),
+			 ODB_MAX_TREE_DEPTH);
+}
+
+/*
+ * For a walk with git_tree_walk() (which recurses): whether tree entry
+ * `e` under directory `root` (as the walk gives it, "a/b/") lies deeper
+ * than ODB_MAX_TREE_DEPTH; if so, the error is set, naming it. Inline:
+ * attr.c, built alone in the unit tests, needs it without the reader.
+ */
+static inline bool odb_tree_too_deep(const char *root,
+				     const git_tree_entry *e)
+{
+	unsigned depth = 1;
+
+	for (; *root; root++)
+		if (*root == '/' && ++depth > ODB_MAX_TREE_DEPTH)
+			break;
+	if (depth <= ODB_MAX_TREE_DEPTH)
+		return false;
+	odb_too_deep(git_tree_entry_id(e));
+	return true;
+}
 
 /* An object's content. Read-only; freed with odb_object_free(). */
 struct odb_object {

@@ -103,4 +103,25 @@ int releases_compute(struct releases **out, struct repository *repo,
 
 void releases_free(struct releases *r);
 
+/*
+ * A tag object's headers, as git reads them (parse_tag_buffer): "object
+ * HEX", "type TYPE", "tag NAME", then maybe "tagger IDENT DATE TZ".
+ */
+struct releases_tag_object {
+	git_oid target;
+	git_object_t type;    /* the target's, as the tag says */
+	int64_t date;         /* the tagger's, when `dated` */
+	int dated;            /* a tagger line with a date up to 9999 */
+};
+
+/*
+ * Parse tag object data[0, len) (named `oid`, for the error) into *out.
+ * A tagger date that is missing, garbled or past the year 9999 leaves the
+ * tag undated (git shows it as 1970); a missing or garbled object, type
+ * or tag line is an error ("corrupt tag 'X': bad object line"). Reads
+ * the bytes only; for the fuzzers too.
+ */
+int releases_tag_parse(struct releases_tag_object *out, const git_oid *oid,
+		       const unsigned char *data, size_t len);
+
 #endif

@@ -32,6 +32,7 @@ struct report_info {
 	const char *const *include, *const *exclude;
 	size_t ninclude, nexclude;
 	int skip_vendored;         /* --skip-vendored */
+	const char *org_map;       /* --org-map FILE as given, or NULL */
 	/*
 	 * The text files at REV those left out, and their lines: by
 	 * --include/--exclude, by --skip-vendored; and how many left-out

@@ -3,8 +3,10 @@
  * `templates/` (or --templates DIR) through the ctemplate bridge.
  *
  * Pages: index.html, dir-SLUG.html for every tallied directory below the
- * root (SLUG from tally_slug()), untouched.html, releases.html, and the
- * stylesheet strata.css copied from the templates. Every link is
+ * root (SLUG from tally_slug()), untouched.html, releases.html,
+ * history.html with a history, authors.html with the cohorts' authors
+ * (not with --no-authors), and the stylesheet strata.css copied from the
+ * templates. Every link is
  * relative, to a page, to data/ or to img/, so the site works from
  * file:// and from any sub-path of a server. docs/site.md describes the
  * pages and the values each template gets.

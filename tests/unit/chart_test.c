@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "strata/chart.h"
+#include "strata/cohorts.h"
 #include "strata/snapshots.h"
 #include "strata/error.h"
 #include "strata/names.h"
@@ -1601,6 +1602,264 @@ static void check_history(const char *base)
 	free(b);
 }
 
+/* ------------------------------------------------------------------ */
+/* Years, authors, organisations */
+
+/* A view of n cohorts named by name(i) with lines[i]. */
+static void fx_view(struct cohort_view *v, size_t n, const uint64_t *lines,
+		    const char *(*name)(size_t i))
+{
+	v->n = n;
+	v->v = xcalloc(n ? n : 1, sizeof(*v->v));
+	for (size_t i = 0; i < n; i++) {
+		v->v[i].name = xstrdup(name(i));
+		v->v[i].lines = lines[i];
+	}
+}
+
+static void fx_view_free(struct cohort_view *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->v[i].name);
+	free(v->v);
+}
+
+/* 2005, 2007 and 2008 (none in 2006): 100, 300 and 600 lines. */
+static const char *year_name(size_t i)
+{
+	static const char *const y[] = { "2005", "2007", "2008" };
+
+	return y[i];
+}
+
+/*
+ * 25 authors with 250, 240, ... lines; the fourth with a name of 300
+ * bytes and control characters, which the chart must shorten.
+ */
+static const char *author_name(size_t i)
+{
+	static char buf[400];
+
+	if (i == 3) {
+		memset(buf, 'W', 300);
+		memcpy(buf + 10, "\x01\x1b[31m", 6);
+		buf[300] = '\0';
+	} else {
+		snprintf(buf, sizeof(buf), "Author %zu", i);
+	}
+	return buf;
+}
+
+static struct cohorts *fx_cohorts(int authors)
+{
+	static const uint64_t years[] = { 100, 300, 600 };
+	uint64_t lines[25];
+	struct cohorts *c = xcalloc(1, sizeof(*c));
+
+	for (size_t i = 0; i < 25; i++)
+		lines[i] = 250 - 10 * i;
+	fx_view(&c->years, 3, years, year_name);
+	fx_view(&c->authors, 25, lines, author_name);
+	fx_view(&c->orgs, 3, years, year_name);
+	c->has_authors = authors;
+	c->total_lines = 1000;
+	return c;
+}
+
+static void fx_cohorts_free(struct cohorts *c)
+{
+	fx_view_free(&c->years);
+	fx_view_free(&c->authors);
+	fx_view_free(&c->orgs);
+	free(c);
+}
+
+static struct img *load_or_fail(struct img *im, const char *dir,
+				const char *name)
+{
+	char *file = path_of(dir, name);
+	int rc = img_load(im, file);
+
+	if (rc)
+		fail(__LINE__, "cannot read '%s'", file);
+	free(file);
+	return rc ? NULL : im;
+}
+
+/*
+ * A bar per year from the first to the last, 2006's empty; the colours
+ * of a ramp of four, as of four releases; heights as the lines.
+ */
+static void check_years_bars(const char *dir, const struct tally *ramp4)
+{
+	static const size_t slot[] = { 0, 2, 3 };
+	struct img im;
+	struct box b[3], gap;
+
+	if (!load_or_fail(&im, dir, "years.png"))
+		return;
+	for (size_t i = 0; i < 3; i++)
+		if (!find_colour(&im, release_rgb(ramp4, slot[i], 0), &b[i])) {
+			fail(__LINE__, "no bar for %s", year_name(i));
+			goto done;
+		}
+	CHECK(!find_colour(&im, release_rgb(ramp4, 1, 0), &gap),
+	      "2006 has a bar");
+	CHECK(b[0].x1 < b[1].x0 && b[1].x1 < b[2].x0, "years out of order");
+	CHECK(b[1].x0 - b[0].x1 > b[0].x1 - b[0].x0,
+	      "no room for 2006 between 2005 and 2007");
+	CHECK(b[0].y1 == b[1].y1 && b[1].y1 == b[2].y1,
+	      "years on different baselines");
+	{
+		int h0 = b[0].y1 - b[0].y0 + 1, h1 = b[1].y1 - b[1].y0 + 1;
+		int h2 = b[2].y1 - b[2].y0 + 1;
+
+		CHECK(abs(2 * h1 - h2) <= 2 && abs(6 * h0 - h2) <= 6,
+		      "year bars %d, %d, %d px for 100, 300, 600 lines", h0,
+		      h1, h2);
+	}
+done:
+	img_free(&im);
+}
+
+/* Rows of colour c in column x, each a run of rows; *last: its middle. */
+static int runs_in_column(const struct img *im, int x, uint32_t c,
+			  int *last)
+{
+	int n = 0, in = 0, y0 = 0;
+
+	for (int y = 0; y < im->h; y++) {
+		int is = px(im, x, y) == c;
+
+		if (is && !in)
+			y0 = y;
+		if (!is && in)
+			*last = (y0 + y - 1) / 2;
+		n += is && !in;
+		in = is;
+	}
+	return n;
+}
+
+/* The last pixel of colour c from x on along row y. */
+static int run_end(const struct img *im, int x, int y, uint32_t c)
+{
+	while (x + 1 < im->w && px(im, x + 1, y) == c)
+		x++;
+	return x;
+}
+
+/*
+ * 20 authors of their own in one colour (of a ramp of 51 releases, the
+ * 22nd), then a grey bar below them for the 5 others, 150 lines to the
+ * top one's 250; the long name cut to 28% of the width.
+ */
+static void check_ranked_bars(const char *dir, unsigned w)
+{
+	struct tally *ramp51 = fx_new(51, 0, name_v);
+	uint32_t bar = release_rgb(ramp51, 21, 0);
+	struct img im;
+	struct box blue;
+	int x, top = 0, others = -1, len_top, len_others;
+
+	fx_free(ramp51);
+	if (!load_or_fail(&im, dir, "authors.png"))
+		return;
+	if (!find_colour(&im, bar, &blue)) {
+		fail(__LINE__, "no author bars");
+		goto done;
+	}
+	x = blue.x0 + 1;
+	CHECK(runs_in_column(&im, x, bar, &top) == 20,
+	      "%d author bars, not 20", runs_in_column(&im, x, bar, &top));
+	CHECK(runs_in_column(&im, x, 0x9a9a9a, &others) == 1,
+	      "no single bar for the others");
+	if (others < 0)
+		goto done;
+	CHECK(others > blue.y1, "the others are not last");
+	len_top = blue.x1 - blue.x0 + 1;
+	len_others = run_end(&im, x, others, 0x9a9a9a) - blue.x0 + 1;
+	CHECK(abs(250 * len_others - 150 * len_top) <= 250 * 2,
+	      "others %d px for the top author's %d", len_others, len_top);
+	CHECK(blue.x0 <= 14 + 0.28 * w + 10, "labels %d px wide", blue.x0);
+done:
+	img_free(&im);
+}
+
+static const char *far_year(size_t i)
+{
+	return i ? "2200" : "1970";
+}
+
+/*
+ * 1970 and 2200 (a broken clock): too far apart for a bar a year (231
+ * bars of 2 px), so two wide bars, in the colours of a ramp of two.
+ */
+static void check_years_span(const char *base)
+{
+	static const uint64_t lines[] = { 10, 30 }, a[] = { 40, 0 };
+	struct tally *t = fx_new(2, 0, name_v);
+	struct cohorts *c = xcalloc(1, sizeof(*c));
+	char *dir = subdir(base, "years-span");
+	struct box b0, b1;
+	struct img im;
+
+	fx_view(&c->years, 2, lines, far_year);
+	c->total_lines = 40;
+	fx_dir(t, "lib", 1, a);
+	fx_done(t);
+	t->cohorts = c;
+	if (!write_charts(dir, t, &info_linux, 720, 480, 0) &&
+	    load_or_fail(&im, dir, "years.png")) {
+		if (find_colour(&im, release_rgb(t, 0, 0), &b0) &&
+		    find_colour(&im, release_rgb(t, 1, 0), &b1))
+			CHECK(b1.x0 > b0.x1 && b0.x1 - b0.x0 > 20 &&
+				      b1.x1 - b1.x0 > 20,
+			      "1970 and 2200 at %d-%d and %d-%d", b0.x0, b0.x1,
+			      b1.x0, b1.x1);
+		else
+			fail(__LINE__, "no bars for 1970 and 2200");
+		img_free(&im);
+	}
+	t->cohorts = NULL;
+	fx_cohorts_free(c);
+	fx_free(t);
+	free(dir);
+}
+
+static void check_cohorts(const char *base)
+{
+	static const uint64_t a[] = { 600, 300, 100, 0 };
+	struct tally *t = fx_new(4, 0, name_v);
+	struct cohorts *c = fx_cohorts(1);
+	char *dir = subdir(base, "cohorts"), *again = subdir(base, "cohorts2");
+	char *none = subdir(base, "cohorts-none");
+
+	fx_dir(t, "lib", 1, a);
+	fx_done(t);
+	t->cohorts = c;
+	if (!write_charts(dir, t, &info_linux, 720, 480, 0) &&
+	    !write_charts(again, t, &info_linux, 720, 480, 0)) {
+		check_files(dir, "years", 720, 480);
+		check_chart(dir, "authors", 720, 480, 1);
+		check_chart(dir, "orgs", 720, 480, 1);
+		check_years_bars(dir, t);
+		check_ranked_bars(dir, 720);
+		check_same_dirs(dir, again);
+	}
+	/* --no-authors: the years only */
+	c->has_authors = 0;
+	if (!write_charts(none, t, &info_linux, 720, 480, 0))
+		CHECK(count_files(none) == 4 * 5, "'%s' has %zu files, not %d",
+		      none, count_files(none), 4 * 5);
+	t->cohorts = NULL;
+	fx_cohorts_free(c);
+	fx_free(t);
+	free(dir);
+	free(again);
+	free(none);
+}
+
 static void check_determinism(const char *base)
 {
 	struct tally *t = fx_linux(30, 1);
@@ -1706,6 +1965,8 @@ int main(int argc, char **argv)
 		check_dark(argv[2]);
 		check_determinism(argv[2]);
 		check_history(argv[2]);
+		check_cohorts(argv[2]);
+		check_years_span(argv[2]);
 	} else {
 		fprintf(stderr, "chart_test: unknown mode '%s'\n", mode);
 		return 2;
