@@ -61,14 +61,15 @@ run() {
 SIGS=(INT TERM HUP)
 NUMS=(2 15 1)
 
-# start ARG...: strata in the background, pid in $pid. With job control
-# on, a background job does not start with SIGINT ignored.
+# start ARG...: strata in the background, pid in $pid, with SIGINT,
+# SIGTERM and SIGHUP at their default action. tests/run starts this
+# script as a background job, so it may have begun with SIGINT ignored,
+# and bash hands that on even to a job started under `set -m`; strata
+# keeps an ignored signal ignored, as it should.
 start() {
-	set -m
-	SOURCE_DATE_EPOCH=1700000000 "$STRATA" report --quiet repo.git \
-		--rev main "$@" 2>err &
+	SOURCE_DATE_EPOCH=1700000000 env --default-signal=INT,TERM,HUP \
+		"$STRATA" report --quiet repo.git --rev main "$@" 2>err &
 	pid=$!
-	set +m
 }
 
 # wait_for TEST: until `test TEST` holds or strata has ended.
@@ -91,13 +92,18 @@ exiting() {
 	[ "${f[0]}" = Z ] || (( f[6] & 4 ))
 }
 
-# stop N: send signal N's name, wait; sets $rc and $sent (1 if it was
-# sent to a running strata) and $staged (a build directory was there).
+# stop N: send signal N's name, wait; sets $rc, $sent (1 if it was
+# sent to a running strata), $staged (a build directory was there) and
+# $done_before (the new report was whole in DIR when it was sent).
 stop() {
 	local name=${SIGS[$1]}
 	staged=0
 	[ -n "$(find . -maxdepth 1 -name '.out.strata-*')" ] && staged=1
 	sent=0
+	# Whether the new report was already whole in DIR: a signal that
+	# then lands in exit(2), after the check below, is never seen.
+	done_before=0
+	cmp -s out/.strata-report new-ref/.strata-report && done_before=1
 	# A strata that has exited or is exiting still takes kill(2)
 	# without seeing the signal: not sent.
 	if ! exiting "$pid"; then
@@ -126,7 +132,8 @@ check() {
 		cat err
 		return 1
 	fi
-	if [ $rc != $want ] && ! { [ $rc = 0 ] && [ $sent = 0 ] && [ $state = new ]; }; then
+	if [ $rc != $want ] && ! { [ $rc = 0 ] && [ $state = new ] &&
+		{ [ $sent = 0 ] || [ $done_before = 1 ]; }; }; then
 		echo "exit $rc after SIG${SIGS[$1]} (wanted $want), out/ the $state report"
 		cat err
 		return 1
