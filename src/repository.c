@@ -163,7 +163,6 @@ static int load_replace(struct repository *repo)
 	return 0;
 }
 
-/* The deprecated info/grafts file: "commit parent..." per line. */
 /*
  * Whether line l (n bytes, its newline dropped) of packed-refs is one git
  * reads (refs/packed-backend.c): "HEX NAME", or, right after such a
@@ -210,6 +209,28 @@ static int check_packed_lines(FILE *f, const char *path)
 }
 
 /*
+ * Opens the file at path for reading into *out, without blocking: 0 with
+ * *out NULL when there is no such file; an error when it is not a regular
+ * file (a FIFO or a device in its place would hang or never end).
+ */
+static int open_regular(FILE **out, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	*out = NULL;
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    !(*out = fdopen(fd, "r"))) {
+		close(fd);
+		return error_set("unable to read '%s': not a regular file",
+				 path);
+	}
+	return 0;
+}
+
+/*
  * packed-refs, checked line by line as git reads it: git dies on a line
  * it cannot read ("unexpected line in .git/packed-refs"), where libgit2
  * skips what it cannot parse and the refs after it. A FIFO in its place
@@ -218,28 +239,24 @@ static int check_packed_lines(FILE *f, const char *path)
 static int check_packed_refs(const struct repository *repo)
 {
 	char *path = NULL;
-	struct stat st;
 	FILE *f = NULL;
-	int fd, rc = 0;
+	int rc;
 
 	if (asprintf(&path, "%spacked-refs",
 		     git_repository_commondir(repo->git)) < 0)
 		return error_oom();
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) >= 0) {
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-		    !(f = fdopen(fd, "r"))) {
-			close(fd);
-			rc = error_set("unable to read '%s': not a regular "
-				       "file", path);
-		} else {
-			rc = check_packed_lines(f, path);
-			fclose(f);
-		}
+	if ((rc = open_regular(&f, path)) == 0 && f) {
+		rc = check_packed_lines(f, path);
+		fclose(f);
 	}
 	free(path);
 	return rc;
 }
 
+/*
+ * The deprecated info/grafts file: "commit parent..." per line. A FIFO
+ * or a device in its place is an error, as for packed-refs.
+ */
 static int load_grafts(struct repository *repo)
 {
 	const char *gitdir = git_repository_commondir(repo->git);
@@ -250,7 +267,7 @@ static int load_grafts(struct repository *repo)
 
 	if (asprintf(&path, "%sinfo/grafts", gitdir) < 0)
 		return error_oom();
-	if (!(f = fopen(path, "r")))
+	if ((rc = open_regular(&f, path)) < 0 || !f)
 		goto done;
 	while (getline(&line, &cap, f) > 0) {
 		struct repository_graft *g;
@@ -274,7 +291,7 @@ static int load_grafts(struct repository *repo)
 		memset(g, 0, sizeof(*g));
 		for (tok = strtok_r(line, " \t\r\n", &save); tok;
 		     tok = strtok_r(NULL, " \t\r\n", &save)) {
-			git_oid oid;
+			git_oid oid, *p;
 
 			if (strlen(tok) != GIT_OID_HEXSZ ||
 			    git_oid_fromstr(&oid, tok) < 0) {
@@ -286,12 +303,13 @@ static int load_grafts(struct repository *repo)
 				g->commit = oid;
 				continue;
 			}
-			g->parents = realloc(g->parents, (g->nparents + 1) *
-					     sizeof(*g->parents));
-			if (!g->parents) {
+			if (!(p = realloc(g->parents, (g->nparents + 1) *
+					  sizeof(*g->parents)))) {
+				free(g->parents);
 				rc = error_oom();
 				goto done;
 			}
+			g->parents = p;
 			g->parents[g->nparents++] = oid;
 		}
 		repo->ngrafts++;

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Hostile commit graphs: info/grafts files and parent cycles through them.
+# Hostile commit graphs: info/grafts files, parent cycles through them, and
+# a grafts file that is not a file.
 # strata reads grafts as git does (git 2.39 still honours info/grafts, with
 # a deprecation warning); every case is compared with git blame.
 . "$(dirname "$0")/lib.sh"
@@ -45,6 +46,23 @@ case_graft_cycle() {
 	[ "$got" = "$a $b $c " ] || { echo "strata: $got"; return 1; }
 }
 
+# info/grafts that never ends: a FIFO (reading it blocked for ever) or a
+# link to /dev/zero (one endless line). Each is one line naming the file,
+# within the time bound. (git blocks on the FIFO too.)
+case_grafts_not_file() {
+	repo_new gf
+	commit_file f one a
+	mkfifo .git/info/grafts
+	expect 1 "unable to read '.*info/grafts': not a regular file" \
+		bounded "$STRATA" blame .
+	rm .git/info/grafts
+	ln -s /dev/zero .git/info/grafts
+	expect 1 "unable to read '.*info/grafts': not a regular file" \
+		bounded "$STRATA" report . --out o --quiet
+	[ ! -e o ] || { echo "o was left"; return 1; }
+}
+
 run_case grafts case_grafts
 run_case graft-cycle case_graft_cycle
+run_case grafts-not-file case_grafts_not_file
 finish
