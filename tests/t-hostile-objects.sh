@@ -9,12 +9,10 @@ set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 export PYTHONPATH=$HERE
 
-# bounded CMD...: at most 60 s and 2 GiB of address space (ASan maps
-# terabytes of shadow: under it, the time only).
-if ldd "$STRATA" 2>/dev/null | grep -q libasan; then
-	bounded() { timeout 120 "$@"; }
-else
-	bounded() { (ulimit -v 2097152; exec timeout 60 "$@"); }
+# lib.sh's bounded: 60 s and 2 GiB of address space; under ASan (the
+# time bound only) the cases of a million parents are given 120 s.
+if [ "$_bound_asan" = 1 ]; then
+	BOUND_SECONDS=120
 fi
 
 # A repository with one commit (f: a), its id in $BASE and tree in $TREE.
