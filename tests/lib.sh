@@ -213,10 +213,12 @@ finish() {
 # bounded CMD...: CMD within BOUND_SECONDS (default 60) and 2 GiB of
 # address space, for hostile inputs. Under ASan (which reserves terabytes
 # of address space) the time bound only.
+# (ldd's whole output first: under pipefail, `ldd | grep -q` fails when
+# grep stops reading before ldd has written everything.)
 _bound_asan=0
-if ldd "$STRATA" 2>/dev/null | grep -q libasan; then
-	_bound_asan=1
-fi
+case $(ldd "$STRATA" 2>/dev/null || true) in
+*libasan*) _bound_asan=1 ;;
+esac
 bounded() {
 	(
 		[ $_bound_asan = 1 ] || ulimit -v 2097152

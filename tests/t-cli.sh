@@ -14,16 +14,21 @@ sample() {
 
 help_and_version() {
 	"$STRATA" --version | grep -Eq '^strata [0-9]+\.[0-9]+\.[0-9]+$'
-	"$STRATA" --help | grep -q '^usage: strata <command>'
+	# Whole outputs first: under pipefail `strata --help | grep -q` would
+	# fail whenever grep stops reading before strata has written all.
+	local help sub
+	help=$("$STRATA" --help)
+	grep -q '^usage: strata <command>' <<<"$help"
 	for c in blame table report; do
-		"$STRATA" $c --help | grep -q "^usage: strata $c"
+		sub=$("$STRATA" $c --help)
+		grep -q "^usage: strata $c" <<<"$sub"
 	done
 	# Every option the manual documents is in --help too.
 	for o in --rev --first-parent -w --ignore-rev --ignore-revs-file \
 		--tags --group --include --exclude --depth --jobs --quiet \
 		--verbose --out --force --templates --chart-width \
 		--chart-height --theme --skip-vendored -z; do
-		"$STRATA" --help | grep -q -- "$o" || { echo "--help lacks $o"; return 1; }
+		grep -q -- "$o" <<<"$help" || { echo "--help lacks $o"; return 1; }
 		grep -q -- "\`$o" "$(dirname "$0")/../docs/usage.md" 2>/dev/null ||
 			grep -q -- "$o" "$ROOT/docs/usage.md" ||
 			{ echo "docs/usage.md lacks $o"; return 1; }
