@@ -252,12 +252,13 @@ static int64_t committer_time(const char *p, size_t len)
 	return v;
 }
 
-enum { IDENT_OK, IDENT_NO_EMAIL, IDENT_BAD_DATE };
+enum { IDENT_OK, IDENT_NO_EMAIL, IDENT_BAD_DATE, IDENT_FAR_DATE };
 
 /*
  * Whether ident line p[0, len) (after "author " or "committer ") has a
- * "<...>" and after it a time: decimal digits that fit in 63 bits, then
- * the end of the line or a blank.
+ * "<...>" and after it a time: decimal digits, then the end of the line
+ * or a blank; a time past HISTORY_DATE_MAX is IDENT_FAR_DATE (git reads
+ * times up to 2^63, strata prints four-digit years).
  */
 static int ident_check(const char *p, size_t len)
 {
@@ -276,7 +277,9 @@ static int ident_check(const char *p, size_t len)
 		if (v > INT64_MAX)
 			return IDENT_BAD_DATE;
 	}
-	return t == end || *t == ' ' ? IDENT_OK : IDENT_BAD_DATE;
+	if (t != end && *t != ' ')
+		return IDENT_BAD_DATE;
+	return v > (uint64_t)HISTORY_DATE_MAX ? IDENT_FAR_DATE : IDENT_OK;
 }
 
 /*
@@ -365,9 +368,11 @@ static bool starts(const char *p, size_t n, const char *word)
 static int parse_ident_line(struct parsed *c, const char *p, size_t n,
 			    unsigned *seen, const char **why)
 {
-	static const char *const bad[2][3] = {
-		{ NULL, "author without <email>", "bad author date" },
-		{ NULL, "committer without <email>", "bad committer date" },
+	static const char *const bad[2][4] = {
+		{ NULL, "author without <email>", "bad author date",
+		  "author date after the year 9999" },
+		{ NULL, "committer without <email>", "bad committer date",
+		  "committer date after the year 9999" },
 	};
 	int who = starts(p, n, "author") ? 0 :
 		  starts(p, n, "committer") ? 1 : -1;

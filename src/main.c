@@ -1383,8 +1383,6 @@ static void print_heap_pages(void)
  * to the end of year 9999 (dates are printed with four digits), or -1
  * when unset or empty.
  */
-#define SOURCE_DATE_MAX 253402300799LL
-
 static int source_date(int64_t *out)
 {
 	const char *v = getenv("SOURCE_DATE_EPOCH"), *p;
@@ -1393,13 +1391,13 @@ static int source_date(int64_t *out)
 	*out = -1;
 	if (!v || !*v)
 		return 0;
-	for (p = v; *p >= '0' && *p <= '9' && n <= SOURCE_DATE_MAX; p++)
+	for (p = v; *p >= '0' && *p <= '9' && n <= HISTORY_DATE_MAX; p++)
 		n = n * 10 + (*p - '0');
-	if (*p || n > SOURCE_DATE_MAX)
+	if (*p || n > HISTORY_DATE_MAX)
 		return error_setc(STRATA_EUSAGE, "invalid value '%s' for "
 				  "SOURCE_DATE_EPOCH: expected seconds since "
 				  "1970-01-01 00:00 UTC, from 0 to %lld", v,
-				  SOURCE_DATE_MAX);
+				  (long long)HISTORY_DATE_MAX);
 	*out = n;
 	return 0;
 }

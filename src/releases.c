@@ -399,12 +399,9 @@ static git_object_t tag_type(const char *v, size_t n)
 	return GIT_OBJECT_INVALID;
 }
 
-/* The last second of the year 9999: a later date is no date. */
-#define TAG_DATE_MAX INT64_C(253402300799)
-
 /*
  * The date after the last '>' of a tagger ident p[0, n), if it has one
- * up to TAG_DATE_MAX.
+ * up to HISTORY_DATE_MAX.
  */
 static int tagger_date(int64_t *out, const char *p, size_t n)
 {
@@ -418,7 +415,7 @@ static int tagger_date(int64_t *out, const char *p, size_t n)
 	if (t == end || *t < '0' || *t > '9')
 		return 0;
 	for (; t < end && *t >= '0' && *t <= '9'; t++)
-		if ((v = v * 10 + (uint64_t)(*t - '0')) > TAG_DATE_MAX)
+		if ((v = v * 10 + (uint64_t)(*t - '0')) > HISTORY_DATE_MAX)
 			return 0;
 	*out = (int64_t)v;
 	return 1;

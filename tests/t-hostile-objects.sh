@@ -65,6 +65,25 @@ case_tip() {
 	refused "corrupt commit '$c': $1\$"
 }
 
+# Commits of 1970-01-01 and 9999-12-31T23:59:59Z: the report's years.
+case_date_last() {
+	repo_new r
+	at -60
+	commit_file f one a
+	at 253402300739
+	commit_file f two a b
+	git tag v1
+	bounded "$STRATA" report . --out o --quiet
+	[ "$(cut -d, -f1 o/data/years.csv | tr '\n' ' ')" = "year 1970 9999 " ] ||
+		{ cat o/data/years.csv; return 1; }
+	tr -d '\r' <o/data/releases.csv |
+		grep -qx 'v1,v1,9999-12-31T23:59:59Z,2,2,100.00'
+	# A snapshot a year would be 8,030 of them: more than the bound.
+	expect 1 '--history year gives more than 1000 snapshots; choose a longer period$' \
+		bounded "$STRATA" report . --out o2 --quiet --history year
+	[ ! -e o2 ]
+}
+
 # The same in the middle of the history, packed and read ahead on two
 # threads (--jobs 2), and loose with one.
 case_parent() {
@@ -361,6 +380,15 @@ run_case commit-bad-date case_tip 'bad committer date' \
 	"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n$AUTHOR\ncommitter C <c@d> 12x +0000\n\nx\n"
 run_case commit-date-overflow case_tip 'bad committer date' \
 	"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n$AUTHOR\ncommitter C <c@d> 99999999999999999999 +0000\n\nx\n"
+# git reads dates up to 2^63 (git log prints "Sat Jan 1 00:00:00 10000");
+# strata prints four-digit years, so a later one is no date: read as it
+# is, 9*10^18 is no year gmtime() gives, and a year near 2^31 makes the
+# charts' axes endless. The last second of 9999 is a date.
+run_case commit-date-9999 case_date_last
+run_case commit-date-10000 case_tip 'committer date after the year 9999' \
+	"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n$AUTHOR\ncommitter C <c@d> 253402300800 +0000\n\nx\n"
+run_case commit-date-9e18 case_tip 'author date after the year 9999' \
+	"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor A <a@b> 9000000000000000000 +0000\n$COMMITTER\n\nx\n"
 run_case commit-parent case_parent
 run_case octopus-65537 case_octopus 65537
 run_case octopus-million case_octopus 1000000

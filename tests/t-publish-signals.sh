@@ -93,8 +93,9 @@ exiting() {
 }
 
 # stop N: send signal N's name, wait; sets $rc, $sent (1 if it was
-# sent to a running strata), $staged (a build directory was there) and
-# $done_before (the new report was whole in DIR when it was sent).
+# sent to a running strata), $staged (a build directory was there),
+# $done_before (the new report was whole in DIR when it was sent) and
+# $late (strata was ending just after).
 stop() {
 	local name=${SIGS[$1]}
 	staged=0
@@ -109,6 +110,12 @@ stop() {
 	if ! exiting "$pid"; then
 		kill "-$name" "$pid" 2>/dev/null && sent=1
 	fi
+	# Ending just after the signal was sent: it may have finished its
+	# work between the look above and kill(2), and the signal landed in
+	# exit(2). A strata that took the signal and went on working would
+	# not be ending now (a caught one makes it end with 128 + N).
+	late=0
+	[ $sent = 1 ] && exiting "$pid" && late=1
 	rc=0
 	wait "$pid" || rc=$?
 }
@@ -133,7 +140,7 @@ check() {
 		return 1
 	fi
 	if [ $rc != $want ] && ! { [ $rc = 0 ] && [ $state = new ] &&
-		{ [ $sent = 0 ] || [ $done_before = 1 ]; }; }; then
+		{ [ $sent = 0 ] || [ $done_before = 1 ] || [ $late = 1 ]; }; }; then
 		echo "exit $rc after SIG${SIGS[$1]} (wanted $want), out/ the $state report"
 		cat err
 		return 1

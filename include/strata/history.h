@@ -12,6 +12,14 @@
 #include "strata/repository.h"
 
 /*
+ * The last second of the year 9999 (UTC). Every date strata prints has a
+ * four-digit year, so a later one is no date: a commit dated after it is
+ * an error, a tag's date falls back to its commit's, SOURCE_DATE_EPOCH
+ * is refused.
+ */
+#define HISTORY_DATE_MAX INT64_C(253402300799)
+
+/*
  * A commit's author as git splits the ident (ident.c split_ident_line):
  * the name before '<' less trailing blanks, the email between '<' and
  * the first '>' after it; both empty when the ident has no "<...>".
