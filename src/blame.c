@@ -536,19 +536,80 @@ static int parse_tree_entry(struct entry *e, const struct odb_object *raw,
 	return prev ? check_join(prev, e, tree) : 0;
 }
 
+/* Whether e[0, n), in git's order, holds a non-directory named as d. */
+static bool has_file_twin(const struct entry *e, size_t n,
+			  const struct entry *d)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = name_cmp(e[mid].name, e[mid].namelen,
+				 kind_of(e[mid].mode) == K_TREE, d->name,
+				 d->namelen, 0);
+
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/*
+ * A file and a directory of one name need not be neighbours: "a-b" and
+ * "a.c" sort between file "a" and directory "a" (which sorts as "a/").
+ * In entries e[0, n) of tree `tree`, in git's order, a directory can have
+ * such a twin only if the entry before it is its name and a byte below
+ * '/'; the twin is then found by bisection (git fsck: duplicateEntries).
+ */
+static int check_twins(const struct entry *e, size_t n, const git_oid *tree)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++) {
+		const struct entry *d = &e[i], *p = &e[i - 1];
+
+		if (kind_of(d->mode) != K_TREE || p->namelen <= d->namelen ||
+		    (unsigned char)p->name[d->namelen] >= '/' ||
+		    memcmp(p->name, d->name, d->namelen))
+			continue;
+		if (has_file_twin(e, i - 1, d))
+			return bad_entry(tree, d, "is there twice");
+	}
+	return 0;
+}
+
 int blame_tree_check(const git_oid *oid, const unsigned char *data,
 		     size_t len)
 {
 	const struct odb_object raw = { data, len, GIT_OBJECT_TREE };
-	struct entry e[2];
-	size_t at = 0, k = 0;
-	int rc;
+	struct entry *e = NULL;
+	size_t at = 0, n = 0, alloc = 0;
+	int rc = 0;
 
-	for (; at < len; k ^= 1)
-		if ((rc = parse_tree_entry(&e[k], &raw, &at, oid,
-					   at ? &e[k ^ 1] : NULL)) < 0)
-			return rc;
-	return 0;
+	while (at < len) {
+		if (n == alloc) {
+			void *q = realloc(e, (alloc = alloc ? 2 * alloc : 64) *
+					  sizeof(*e));
+
+			if (!q) {
+				rc = error_oom();
+				goto done;
+			}
+			e = q;
+		}
+		if ((rc = parse_tree_entry(&e[n], &raw, &at, oid,
+					   n ? &e[n - 1] : NULL)) < 0)
+			goto done;
+		n++;
+	}
+	rc = check_twins(e, n, oid);
+done:
+	free(e);
+	return rc;
 }
 
 /*
@@ -751,6 +812,8 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 			}
 		}
 	}
+	if ((rc = check_twins(n->e, n->n, oid)) < 0)
+		goto done;
 	*out = n;
 	n = NULL;
 done:

@@ -196,6 +196,31 @@ case_bad_tree() {
 	refused "corrupt tree '$TREE': $2\$"
 }
 
+# A file and a directory of one name with entries between them ("a-b"
+# sorts after "a" and before "a/"), in a tree the walk reads from its
+# parent's: T1 is a-b, a/, zz; T2 adds the file a before them, so the
+# walk parses a and takes a-b, a/ and zz over from T1 as they are.
+case_twins_shared() {
+	local sub t1 t2 c
+	repo_new r
+	commit_file f one a
+	sub=$(git rev-parse HEAD^{tree})
+	t1=$(printf '100644 blob %s\ta-b\n040000 tree %s\ta\n100644 blob %s\tzz\n' \
+		"$(git rev-parse HEAD:f)" "$sub" "$(git rev-parse HEAD:f)" | git mktree)
+	t2=$(printf '100644 blob %s\ta\n100644 blob %s\ta-b\n040000 tree %s\ta\n100644 blob %s\tzz\n' \
+		"$(git rev-parse HEAD:f)" "$(git rev-parse HEAD:f)" "$sub" \
+		"$(git rev-parse HEAD:f)" | git mktree)
+	c=$(git commit-tree -m one "$t1")
+	c=$(git commit-tree -m two -p "$c" "$t2")
+	git update-ref refs/heads/main "$c"
+	case $(git fsck 2>&1 || true) in
+	*duplicateEntries*) ;;
+	*) echo "git fsck takes it"; return 1 ;;
+	esac
+	git blame main -- a-b >/dev/null || { echo "git blame refuses it"; return 1; }
+	refused "corrupt tree '$t2': entry 'a' is there twice\$"
+}
+
 # Trees nested deeper than 2,048 (git's core.maxTreeDepth from 2.44; git
 # 2.39 has no bound, and its ls-tree -r recurses on): strata's walks, and
 # libgit2's under --skip-vendored, recursed on the stack (SIGSEGV). 2,048
@@ -398,6 +423,9 @@ run_case tree-slash case_bad_tree '100644 a/b' "entry 'a/b' is no file name"
 run_case tree-empty-name case_bad_tree '100644 ' 'an entry with an empty name'
 run_case tree-duplicate case_bad_tree '100644 a,100644 a' "entry 'a' is there twice"
 run_case tree-file-and-dir case_bad_tree '100644 a,40000 a' "entry 'a' is there twice"
+run_case tree-twins-apart case_bad_tree '100644 a,100644 a-b,100644 a.c,40000 a' "entry 'a' is there twice"
+run_case tree-twins-link case_bad_tree '120000 a,100644 a.c,40000 a' "entry 'a' is there twice"
+run_case tree-twins-shared case_twins_shared
 run_case tree-unsorted case_bad_tree '100644 b,100644 a' "entry 'a' is out of order"
 run_case tree-mode-zero case_bad_tree '0 a' "entry 'a' has a bad mode"
 run_case tree-mode-fifo case_bad_tree '10644 a' "entry 'a' has a bad mode"

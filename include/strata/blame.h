@@ -149,7 +149,8 @@ int blame_is_text(const void *data, size_t len);
  * Check raw tree data[0, len) (named `oid`, for the error) entry by entry
  * as the blame reads trees: each "MODE NAME\0" and 20 bytes, a name that
  * is no empty, ".", ".." or '/'-holding one, a mode of a type git knows,
- * in git's order with no duplicate next to it. Returns 0 or an error
+ * in git's order with no name twice (a file and a directory of one name,
+ * wherever they stand, included). Returns 0 or an error
  * ("corrupt tree 'X': entry 'a' is out of order"). Reads the bytes only;
  * for the fuzzers.
  */
