@@ -332,14 +332,15 @@ static void node_decref(struct pool *P, struct node *n)
 	free(n);
 }
 
-static const struct entry *node_find(const struct node *n, const char *name,
-				     size_t len, int tree)
+/* The entry of es[0, n), in git's order, named `name` (a tree or not). */
+static const struct entry *entries_find(const struct entry *es, size_t n,
+					const char *name, size_t len, int tree)
 {
-	size_t lo = 0, hi = n ? n->n : 0;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct entry *e = &n->e[mid];
+		const struct entry *e = &es[mid];
 		int etree = kind_of(e->mode) == K_TREE;
 		int c = name_cmp(e->name, e->namelen, etree, name, len, tree);
 
@@ -351,6 +352,12 @@ static const struct entry *node_find(const struct node *n, const char *name,
 			hi = mid;
 	}
 	return NULL;
+}
+
+static const struct entry *node_find(const struct node *n, const char *name,
+				     size_t len, int tree)
+{
+	return n ? entries_find(n->e, n->n, name, len, tree) : NULL;
 }
 
 /* The non-tree entry at `path` under `root`, or NULL. */
@@ -536,28 +543,6 @@ static int parse_tree_entry(struct entry *e, const struct odb_object *raw,
 	return prev ? check_join(prev, e, tree) : 0;
 }
 
-/* Whether e[0, n), in git's order, holds a non-directory named as d. */
-static bool has_file_twin(const struct entry *e, size_t n,
-			  const struct entry *d)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = name_cmp(e[mid].name, e[mid].namelen,
-				 kind_of(e[mid].mode) == K_TREE, d->name,
-				 d->namelen, 0);
-
-		if (!c)
-			return true;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 /*
  * A file and a directory of one name need not be neighbours: "a-b" and
  * "a.c" sort between file "a" and directory "a" (which sorts as "a/").
@@ -576,7 +561,7 @@ static int check_twins(const struct entry *e, size_t n, const git_oid *tree)
 		    (unsigned char)p->name[d->namelen] >= '/' ||
 		    memcmp(p->name, d->name, d->namelen))
 			continue;
-		if (has_file_twin(e, i - 1, d))
+		if (entries_find(e, i - 1, d->name, d->namelen, 0))
 			return bad_entry(tree, d, "is there twice");
 	}
 	return 0;

@@ -1,7 +1,6 @@
 #include "strata/ignore.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 
 #include "strata/error.h"
+#include "strata/odb.h"
 
 /*
  * The numbers below are git 2.39's (blame.c). They decide ties and
@@ -686,20 +686,17 @@ static int read_all(char **out, size_t *len, int fd, const char *path,
 
 int ignore_revs_read(char **out, size_t *len, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
+	int fd = odb_open_regular(path, &st);
 	int rc;
 
-	if (fd < 0)
+	if (fd == -1)
 		return error_set("could not open object name list '%s': %s",
 				 path, strerror(errno));
-	if (fstat(fd, &st) < 0)
-		rc = error_set("could not open object name list '%s': %s",
-			       path, strerror(errno));
-	else if (!S_ISREG(st.st_mode))
-		rc = error_set("object name list '%s' is not a regular file",
-			       path);
-	else if ((uint64_t)st.st_size > IGNORE_REVS_MAX)
+	if (fd == ODB_NOT_FILE)
+		return error_set("object name list '%s' is not a regular file",
+				 path);
+	if ((uint64_t)st.st_size > IGNORE_REVS_MAX)
 		rc = too_large(path);
 	else
 		rc = read_all(out, len, fd, path, (size_t)st.st_size);

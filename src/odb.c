@@ -283,28 +283,43 @@ static bool offset_at(const struct pack *p, uint32_t pos, uint64_t *offset);
  * an empty one, is refused. With `missing_ok`, a file that is not there
  * gives GIT_ENOTFOUND and no error.
  */
+int odb_open_regular(const char *path, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return ODB_NOT_FILE;
+	}
+	return fd;
+}
+
 static int map_file(const char *path, const unsigned char **map,
 		    size_t *size, bool missing_ok)
 {
 	struct stat st;
 	void *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd = odb_open_regular(path, &st);
 
-	if (fd < 0 && missing_ok && errno == ENOENT)
+	if (fd == -1 && missing_ok && errno == ENOENT)
 		return GIT_ENOTFOUND;
-	if (fd < 0)
+	if (fd == -1)
 		return error_set("unable to open '%s': %s", path,
 				 strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		close(fd);
+	if (fd == ODB_NOT_FILE || st.st_size <= 0) {
+		if (fd >= 0)
+			close(fd);
 		return error_set("unable to read '%s': %s", path,
-				 strerror(errno));
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size <= 0) {
-		close(fd);
-		return error_set("unable to read '%s': %s", path,
-				 S_ISREG(st.st_mode) ? "it is empty"
-						     : "not a regular file");
+				 fd >= 0 ? "it is empty" : "not a regular file");
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);

@@ -1,7 +1,6 @@
 #include "strata/repository.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +34,33 @@ static int oid_cmp(const void *a, const void *b)
 	return git_oid_cmp(a, b);
 }
 
+/*
+ * Opens the file at path for reading into *out, without blocking: 0 with
+ * *out NULL when there is no such file; an error when it cannot be opened
+ * or is not a regular file (a FIFO or a device in its place would hang or
+ * never end).
+ */
+static int open_regular(FILE **out, const char *path)
+{
+	struct stat st;
+	int fd = odb_open_regular(path, &st);
+
+	*out = NULL;
+	if (fd == -1 && errno == ENOENT)
+		return 0;
+	if (fd == -1)
+		return error_set("unable to read '%s': %s", path,
+				 strerror(errno));
+	if (fd == ODB_NOT_FILE)
+		return error_set("unable to read '%s': not a regular file",
+				 path);
+	if (!(*out = fdopen(fd, "r"))) {
+		close(fd);
+		return error_oom();
+	}
+	return 0;
+}
+
 /* Commits listed in the shallow file have their parents cut off. */
 static int load_shallow(struct repository *repo)
 {
@@ -46,13 +72,9 @@ static int load_shallow(struct repository *repo)
 
 	if (asprintf(&path, "%sshallow", gitdir) < 0)
 		return error_oom();
-	f = fopen(path, "r");
-	if (!f) {
-		if (errno != ENOENT)
-			rc = error_set("unable to read '%s': %s", path,
-				       strerror(errno));
+	/* Not fopen(): a FIFO would hang it, /dev/zero gives empty lines. */
+	if ((rc = open_regular(&f, path)) < 0 || !f)
 		goto done;
-	}
 	while (fgets(line, sizeof(line), f)) {
 		git_oid oid;
 
@@ -206,28 +228,6 @@ static int check_packed_lines(FILE *f, const char *path)
 	}
 	free(line);
 	return rc;
-}
-
-/*
- * Opens the file at path for reading into *out, without blocking: 0 with
- * *out NULL when there is no such file; an error when it is not a regular
- * file (a FIFO or a device in its place would hang or never end).
- */
-static int open_regular(FILE **out, const char *path)
-{
-	struct stat st;
-	int fd;
-
-	*out = NULL;
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
-		return 0;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    !(*out = fdopen(fd, "r"))) {
-		close(fd);
-		return error_set("unable to read '%s': not a regular file",
-				 path);
-	}
-	return 0;
 }
 
 /*

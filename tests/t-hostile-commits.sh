@@ -46,23 +46,26 @@ case_graft_cycle() {
 	[ "$got" = "$a $b $c " ] || { echo "strata: $got"; return 1; }
 }
 
-# info/grafts that never ends: a FIFO (reading it blocked for ever) or a
-# link to /dev/zero (one endless line). Each is one line naming the file,
-# within the time bound. (git blocks on the FIFO too.)
-case_grafts_not_file() {
+# case_not_file FILE: .git/FILE (info/grafts, shallow) that never ends: a
+# FIFO (reading it blocked for ever) or a link to /dev/zero (one endless
+# line of grafts; endless empty lines of shallow). Each is one line
+# naming the file, within the time bound. (git blocks on the FIFO too.)
+case_not_file() {
+	local f=$1
 	repo_new gf
 	commit_file f one a
-	mkfifo .git/info/grafts
-	expect 1 "unable to read '.*info/grafts': not a regular file" \
+	mkfifo ".git/$f"
+	expect 1 "unable to read '.*/\\.git/$f': not a regular file\$" \
 		bounded "$STRATA" blame .
-	rm .git/info/grafts
-	ln -s /dev/zero .git/info/grafts
-	expect 1 "unable to read '.*info/grafts': not a regular file" \
+	rm ".git/$f"
+	ln -s /dev/zero ".git/$f"
+	expect 1 "unable to read '.*/\\.git/$f': not a regular file\$" \
 		bounded "$STRATA" report . --out o --quiet
 	[ ! -e o ] || { echo "o was left"; return 1; }
 }
 
 run_case grafts case_grafts
 run_case graft-cycle case_graft_cycle
-run_case grafts-not-file case_grafts_not_file
+run_case grafts-not-file case_not_file info/grafts
+run_case shallow-not-file case_not_file shallow
 finish

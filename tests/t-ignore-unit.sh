@@ -48,8 +48,8 @@ EOF
 
 command -v git >/dev/null || fail "git not found"
 command -v perl >/dev/null || fail "perl not found"
-unit_build "$work/ignore_test" libgit2 tests/unit/ignore_test.c \
-	src/ignore.c src/error.c
+unit_build "$work/ignore_test" "libgit2 libdeflate zlib" tests/unit/ignore_test.c \
+	src/ignore.c src/odb.c src/error.c
 unit_build "$work/xcheck" "libgit2 libdeflate zlib" tests/unit/ignore_xcheck.c \
 	src/ignore.c src/diff.c src/odb.c src/error.c
 
