@@ -6,7 +6,8 @@
 #   make demo     deps, build, publish a report of a sample repository
 #   make bench    REPO=... REV=... [JOBS=N] [SAMPLE=K] [RUNS=R]: strata against
 #                 per-file git blame; HISTORY=WHEN [OPTS=...]: the report with
-#                 --history WHEN against --history none
+#                 --history WHEN against --history none; AGAINST=BINARY
+#                 [OPTS=...]: the report against another build's
 #   make install  PREFIX=/usr/local DESTDIR= (the man page in
 #                 $(PREFIX)/share/man/man1)
 #   make fuzz     FUZZ_SECONDS=N [FUZZ=name]: build every libFuzzer target

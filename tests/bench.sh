@@ -1,6 +1,6 @@
 #!/bin/bash
 # make bench REPO=... REV=... [JOBS=N] [SAMPLE=K] [RUNS=R]
-#            [HISTORY=WHEN [OPTS='--tags ...']]
+#            [HISTORY=WHEN | AGAINST=BINARY] [OPTS='--tags ...']
 #
 # Times `strata blame` against per-file `git blame` with the same number of
 # jobs (the way such studies were done before), and `git log -p` over the
@@ -33,51 +33,66 @@ echo "repository: $repo at $rev, $jobs jobs"
 commit=$(git -C "$repo" rev-parse --verify "$rev^{commit}")
 echo "commits: $(git -C "$repo" rev-list --count "$commit")"
 
-# HISTORY=WHEN: the cost of the history. `strata report --history WHEN`
-# against `--history none`, runs taken in turn, with OPTS (--tags ...)
-# for both; the median time, the median CPU time (user and system: the
+# Two reports compared, runs taken in turn, with OPTS (--tags ...) for
+# both: the median time, the median CPU time (user and system: the
 # fairer measure on a busy host) and the highest peak memory of each.
-if [ -n "${HISTORY:-}" ]; then
+#   HISTORY=WHEN: the cost of the history, `strata report --history WHEN`
+#     against `--history none`.
+#   AGAINST=BINARY: this strata's report against another build's (an
+#     earlier commit's, built in a worktree), both with `--history none`.
+# report_run A|B: one report of side A or B; its time, CPU time and peak
+# memory appended to $tmp/{t,c,m}.A|B.
+report_run() {
+	local bin=$strata h=none
+	if [ "$1" = A ] && [ -n "${AGAINST:-}" ]; then bin=$AGAINST; fi
+	if [ "$1" = B ] && [ -n "${HISTORY:-}" ]; then h=$HISTORY; fi
+	rm -rf "$tmp/out"
+	t0=$(now)
+	/usr/bin/time -f '%M %U %S' -o "$tmp/mem" "$bin" report \
+		"$repo" --rev "$commit" --jobs "$jobs" --quiet \
+		--out "$tmp/out" --history "$h" "${opts[@]}"
+	t1=$(now)
+	secs "$t0" "$t1" >> "$tmp/t.$1"
+	read -r m u s < <(tail -n 1 "$tmp/mem")
+	echo "$u + $s" | bc >> "$tmp/c.$1"
+	echo "$m" >> "$tmp/m.$1"
+}
+
+median() { sort -n "$1" | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'; }
+most() { sort -n "$1" | tail -n 1; }
+
+if [ -n "${HISTORY:-}${AGAINST:-}" ]; then
+	[ -z "${HISTORY:-}" ] || [ -z "${AGAINST:-}" ] ||
+		{ echo "HISTORY and AGAINST: one at a time" >&2; exit 2; }
 	read -ra opts <<<"${OPTS:-}"
-	: > "$tmp/t.none"
-	: > "$tmp/t.with"
-	: > "$tmp/c.none"
-	: > "$tmp/c.with"
-	m_none=0
-	m_with=0
 	for r in $(seq "$runs"); do
-		for mode in none with; do
-			h=none
-			[ $mode = with ] && h=$HISTORY
-			rm -rf "$tmp/out"
-			t0=$(now)
-			/usr/bin/time -f '%M %U %S' -o "$tmp/mem" "$strata" report \
-				"$repo" --rev "$commit" --jobs "$jobs" --quiet \
-				--out "$tmp/out" --history "$h" "${opts[@]}"
-			t1=$(now)
-			secs "$t0" "$t1" >> "$tmp/t.$mode"
-			read -r m u s < <(tail -n 1 "$tmp/mem")
-			echo "$u + $s" | bc >> "$tmp/c.$mode"
-			if [ $mode = none ] && [ "$m" -gt "$m_none" ]; then m_none=$m; fi
-			if [ $mode = with ] && [ "$m" -gt "$m_with" ]; then m_with=$m; fi
-		done
+		report_run A
+		if [ -n "${AGAINST:-}" ]; then rm -rf "$tmp/a-out" && mv "$tmp/out" "$tmp/a-out"; fi
+		report_run B
 	done
-	snaps=$(python3 -c 'import json, sys
+	if [ -n "${HISTORY:-}" ]; then
+		snaps=$(python3 -c 'import json, sys
 print(len(json.load(open(sys.argv[1]))["history"]["snapshots"]))' \
-		"$tmp/out/data/report.json")
-	median() { sort -n "$1" | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'; }
-	t_none=$(median "$tmp/t.none")
-	t_with=$(median "$tmp/t.with")
-	c_none=$(median "$tmp/c.none")
-	c_with=$(median "$tmp/c.with")
-	printf '%-44s %8.2f s %8.2f s CPU %6.0f MiB\n' "report --history none" \
-		"$t_none" "$c_none" "$(echo "$m_none / 1024" | bc -l)" \
-		"report --history $HISTORY ($snaps snapshots)" "$t_with" \
-		"$c_with" "$(echo "$m_with / 1024" | bc -l)"
-	printf 'the history costs %.2fx the time (%.2fx the CPU time) and %.2fx the peak memory\n' \
-		"$(echo "$t_with / $t_none" | bc -l)" \
-		"$(echo "$c_with / $c_none" | bc -l)" \
-		"$(echo "$m_with / $m_none" | bc -l)"
+			"$tmp/out/data/report.json")
+		label_a="report --history none"
+		label_b="report --history $HISTORY ($snaps snapshots)"
+		what="the history costs"
+	else
+		label_a="report of $AGAINST"
+		label_b="report of $strata"
+		what="this build's report takes"
+	fi
+	for k in A B; do
+		printf '%-44s %8.2f s %8.2f s CPU %6.0f MiB\n' \
+			"$([ $k = A ] && echo "$label_a" || echo "$label_b")" \
+			"$(median "$tmp/t.$k")" "$(median "$tmp/c.$k")" \
+			"$(echo "$(most "$tmp/m.$k") / 1024" | bc -l)"
+	done
+	printf '%s %.2fx the time (%.2fx the CPU time) and %.2fx the peak memory\n' \
+		"$what" \
+		"$(echo "$(median "$tmp/t.B") / $(median "$tmp/t.A")" | bc -l)" \
+		"$(echo "$(median "$tmp/c.B") / $(median "$tmp/c.A")" | bc -l)" \
+		"$(echo "$(most "$tmp/m.B") / $(most "$tmp/m.A")" | bc -l)"
 	exit 0
 fi
 
