@@ -1238,47 +1238,60 @@ done:
 /* Rows of their own in img/authors and img/orgs (chart.c draws as many). */
 #define COHORT_CHART_TOP 20
 
+/* The whole tree, where a subsystem's index is asked for. */
+#define ALL_SUBSYSTEMS SIZE_MAX
+
+/* Lines of cohort c in subsystem `sub` (or all of them). */
+static uint64_t cohort_lines(const struct cohort *c, size_t sub)
+{
+	return sub == ALL_SUBSYSTEMS ? c->lines : c->by_subsystem[sub];
+}
+
 /* The lines of the years before `year`, and the median line's year. */
-static uint64_t years_before(const struct cohort_view *v, int year)
+static uint64_t years_before(const struct cohort_view *v, int year,
+			     size_t sub)
 {
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < v->n && atoi(v->v[i].name) < year; i++)
-		n += v->v[i].lines;
+		n += cohort_lines(&v->v[i], sub);
 	return n;
 }
 
-static const char *years_median(const struct cohort_view *v, uint64_t total)
+static const char *years_median(const struct cohort_view *v, uint64_t total,
+				size_t sub)
 {
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < v->n; i++)
-		if ((n += v->v[i].lines) * 2 >= total)
+		if ((n += cohort_lines(&v->v[i], sub)) * 2 >= total)
 			return v->v[i].name;
 	return v->n ? v->v[v->n - 1].name : "";
 }
 
 /*
  * "45.0% of the lines at REV were last changed before 2016" (five
- * calendar years before REV's own), "half of them in 2012 or earlier".
+ * calendar years before REV's own), "half of them in 2012 or earlier":
+ * of the whole tree, or of subsystem `sub`'s `total` lines.
  */
-static int years_summary(struct site *s, struct template_dict *d)
+static int years_summary(struct site *s, struct template_dict *d, size_t sub,
+			 uint64_t total)
 {
 	const struct cohorts *co = s->t->cohorts;
 	int year = atoi(date(s->info->commit_time).s) - 4;
-	uint64_t old = years_before(&co->years, year);
+	uint64_t old = years_before(&co->years, year, sub);
 	struct template_dict *sec;
 	int rc = 0;
 
-	if (!co->total_lines)
+	if (!total)
 		return 0;
 	TRY(template_dict_set(d, "MEDIAN",
-			      years_median(&co->years, co->total_lines)));
+			      years_median(&co->years, total, sub)));
 	if (!old)
 		return template_dict_show(d, "NO_OLD");
 	TRY(template_dict_add(&sec, d, "OLD"));
 	TRY(template_dict_setf(sec, "YEAR", "%d", year));
-	TRY(template_dict_set(sec, "SHARE", percent(old, co->total_lines, 1).s));
+	TRY(template_dict_set(sec, "SHARE", percent(old, total, 1).s));
 done:
 	return rc;
 }
@@ -1293,7 +1306,7 @@ static int index_years(struct site *s, struct template_dict *d)
 		return 0;
 	TRY(template_dict_add(&sec, d, "YEARS"));
 	TRY(template_dict_set(sec, "DATE", cohorts_date_name(co->date)));
-	TRY(years_summary(s, sec));
+	TRY(years_summary(s, sec, ALL_SUBSYSTEMS, co->total_lines));
 	for (size_t i = 0; i < co->years.n; i++) {
 		const struct cohort *y = &co->years.v[i];
 
@@ -1414,6 +1427,12 @@ static int subsystem_authors(struct site *s, struct template_dict *d,
 	TRY(set_dir_href(sec, "HREF", s, co->subsystems[sub]));
 	TRY(set_counted(sec, "N_LINES", dir->lines, "line", "lines"));
 	TRY(set_counted(sec, "N_AUTHORS", n, "author", "authors"));
+	if (n > SUBSYSTEM_AUTHORS) {
+		struct template_dict *top;
+
+		TRY(template_dict_add(&top, sec, "TOP"));
+		TRY(template_dict_setf(top, "N_TOP", "%d", SUBSYSTEM_AUTHORS));
+	}
 	for (size_t k = 0; k < n && k < SUBSYSTEM_AUTHORS; k++) {
 		const struct cohort *a = &co->authors.v[idx[k]];
 
@@ -1439,6 +1458,37 @@ static int authors_by_subsystem(struct site *s, struct template_dict *d)
 		return error_oom();
 	for (size_t sub = 0; sub < co->nsubsystems && rc == 0; sub++)
 		rc = subsystem_authors(s, d, sub, idx);
+	free(idx);
+	return rc;
+}
+
+/*
+ * A subsystem's page (a top-level directory): its years, and unless
+ * --no-authors, its top authors, as authors.html shows them.
+ */
+static int dir_cohorts(struct site *s, struct template_dict *d, size_t i)
+{
+	const struct cohorts *co = s->t->cohorts;
+	struct template_dict *sec;
+	size_t sub = 0, *idx = NULL;
+	int rc = 0;
+
+	while (co && sub < co->nsubsystems && co->subsystems[sub] != i)
+		sub++;
+	if (!co || sub == co->nsubsystems || !s->t->dirs[i].lines)
+		return 0;
+	TRY(template_dict_add(&sec, d, "COHORTS"));
+	TRY(template_dict_set(sec, "DATE", cohorts_date_name(co->date)));
+	TRY(years_summary(s, sec, sub, s->t->dirs[i].lines));
+	if (!has_authors(s))
+		goto done;
+	if (!(idx = malloc((co->authors.n ? co->authors.n : 1) *
+			   sizeof(*idx)))) {
+		rc = error_oom();
+		goto done;
+	}
+	rc = subsystem_authors(s, sec, sub, idx);
+done:
 	free(idx);
 	return rc;
 }
@@ -1867,6 +1917,7 @@ static int write_dir(struct site *s, size_t i)
 	TRY(dir_top(s, d, i));
 	TRY(dir_releases(s, d, i));
 	TRY(dir_history(s, d, i));
+	TRY(dir_cohorts(s, d, i));
 	TRY(dir_contents(s, d, i));
 	TRY(dir_untouched(s, d, i));
 	rc = page_write(s, file, "dir.tpl", d);

@@ -43,6 +43,28 @@
 </section>
 {{/HISTORY}}
 
+{{#COHORTS}}
+<section id="cohorts">
+<h2>When and by whom</h2>
+<p>{{#OLD}}<strong>{{SHARE}}%</strong> of its lines were last changed before {{YEAR}}; half of them in {{MEDIAN}} or earlier.{{/OLD}}{{#NO_OLD}}Half of its lines were last changed in {{MEDIAN}} or earlier.{{/NO_OLD}} A line’s year is that of the {{DATE}} date (UTC) of the commit <code>git blame</code> gives it; every subsystem’s years are in <a href="{{ROOT}}data/years-subsystems.csv">years-subsystems.csv</a>.</p>
+{{#SUBSYSTEM}}
+<div class="cards">
+<div class="table-wrap">
+<table class="card">
+<caption>Its authors by lines here ({{N_AUTHORS}}{{#TOP}}, the top {{N_TOP}} shown{{/TOP}}). <a href="{{ROOT}}authors.html#subsystems">All subsystems</a></caption>
+<thead><tr><th scope="col">Author</th><th scope="col" class="num">Lines</th><th scope="col" class="num">Share</th></tr></thead>
+<tbody>
+{{#ROW}}
+<tr><th scope="row">{{NAME}}</th><td class="num">{{LINES}}</td><td class="num">{{SHARE}}%</td></tr>
+{{/ROW}}
+</tbody>
+</table>
+</div>
+</div>
+{{/SUBSYSTEM}}
+</section>
+{{/COHORTS}}
+
 {{#CONTENTS}}
 <section id="contents">
 <h2>What is in it</h2>

@@ -123,9 +123,10 @@ authors_match_git() {
 	grep -q '<caption>All 4 authors by lines at HEAD.' out/authors.html
 }
 
-# Each subsystem's table: its authors by their lines in it, from blame.
+# Each subsystem's table: its authors by their lines in it, from blame,
+# on authors.html and on the subsystem's own page, with its median year.
 subsystems_match_git() {
-	local sub page
+	local sub page y
 	people_repo
 	SOURCE_DATE_EPOCH=1700000000 "$STRATA" report r -q --out out
 	blame_lines
@@ -139,6 +140,16 @@ subsystems_match_git() {
 			sort -t$'\t' -k3,3nr -k2,2 >"want.$sub"
 		html_rows out/authors.html | grep "^$sub.html"$'\t' >"got.$sub"
 		diff "want.$sub" "got.$sub"
+		# the subsystem's own page: the same table, and its median year
+		html_rows "out/$sub.html" | grep $'^cohorts\t' | cut -f2- >"page.$sub"
+		cut -f2- "want.$sub" | diff - "page.$sub"
+		y=$(awk -F'\t' -v s="$sub/" 'index($1, s) == 1 {print $3}' \
+			blame.tsv | sort -n | awk -v t="$(grep -c "^$sub/" blame.tsv)" \
+			'NR * 2 >= t {print; exit}')
+		has "out/$sub.html" \
+			"Half of its lines were last changed in $y or earlier." \
+			'<a href="authors.html#subsystems">All subsystems</a>' \
+			'<a href="data/years-subsystems.csv">'
 	done
 	# the root files are a subsystem too, linked to their page
 	grep -q '<caption><a href="root.html">(root files)</a>: 13 lines by 2 authors</caption>' \
@@ -231,6 +242,8 @@ no_authors_no_people() {
 	[ ! -e out/data/authors.csv ] && [ ! -e out/data/orgs.csv ]
 	! ls out/img | grep -e '^authors' -e '^orgs'
 	! grep -rIl -e 'authors\.html' -e 'Ann Lee' -e 'ann-mail' out
+	# a subsystem's page keeps its years
+	grep -q 'Half of its lines were last changed in 2017 or earlier.' out/lib.html
 	[ -s out/img/years.png ]
 	grep -q '<section id="years">' out/index.html
 	grep -q '"authors": false' out/data/report.json
