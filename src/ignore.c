@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "strata/error.h"
+#include "strata/util.h"
 #include "strata/odb.h"
 
 /*
@@ -687,13 +688,13 @@ static int read_all(char **out, size_t *len, int fd, const char *path,
 int ignore_revs_read(char **out, size_t *len, const char *path)
 {
 	struct stat st;
-	int fd = odb_open_regular(path, &st);
+	int fd = util_open_regular(path, &st);
 	int rc;
 
 	if (fd == -1)
 		return error_set("could not open object name list '%s': %s",
 				 path, strerror(errno));
-	if (fd == ODB_NOT_FILE)
+	if (fd == UTIL_NOT_FILE)
 		return error_set("object name list '%s' is not a regular file",
 				 path);
 	if ((uint64_t)st.st_size > IGNORE_REVS_MAX)

@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "strata/error.h"
+#include "strata/util.h"
 
 /*
  * The formats are git's (Documentation/gitformat-pack.txt): an index
@@ -278,44 +279,24 @@ static void cache_put(struct odb *db, struct obj **o, uint32_t pack,
 static bool offset_at(const struct pack *p, uint32_t pos, uint64_t *offset);
 
 /*
- * Map the regular file at `path`. Opened without blocking, so that a FIFO
- * in its place does not hang the run; anything but a regular file, and
- * an empty one, is refused. With `missing_ok`, a file that is not there
- * gives GIT_ENOTFOUND and no error.
+ * Map the regular file at `path` (opened by util_open_regular(): a FIFO in
+ * its place does not hang the run); anything but a regular file, and an
+ * empty one, is refused. With `missing_ok`, a file that is not there gives
+ * GIT_ENOTFOUND and no error.
  */
-int odb_open_regular(const char *path, struct stat *st)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, st) < 0) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	if (!S_ISREG(st->st_mode)) {
-		close(fd);
-		return ODB_NOT_FILE;
-	}
-	return fd;
-}
-
 static int map_file(const char *path, const unsigned char **map,
 		    size_t *size, bool missing_ok)
 {
 	struct stat st;
 	void *p;
-	int fd = odb_open_regular(path, &st);
+	int fd = util_open_regular(path, &st);
 
 	if (fd == -1 && missing_ok && errno == ENOENT)
 		return GIT_ENOTFOUND;
 	if (fd == -1)
 		return error_set("unable to open '%s': %s", path,
 				 strerror(errno));
-	if (fd == ODB_NOT_FILE || st.st_size <= 0) {
+	if (fd == UTIL_NOT_FILE || st.st_size <= 0) {
 		if (fd >= 0)
 			close(fd);
 		return error_set("unable to read '%s': %s", path,

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "strata/error.h"
+#include "strata/util.h"
 #include "strata/odb.h"
 
 /*
@@ -43,7 +44,7 @@ static int oid_cmp(const void *a, const void *b)
 static int open_regular(FILE **out, const char *path)
 {
 	struct stat st;
-	int fd = odb_open_regular(path, &st);
+	int fd = util_open_regular(path, &st);
 
 	*out = NULL;
 	if (fd == -1 && errno == ENOENT)
@@ -51,7 +52,7 @@ static int open_regular(FILE **out, const char *path)
 	if (fd == -1)
 		return error_set("unable to read '%s': %s", path,
 				 strerror(errno));
-	if (fd == ODB_NOT_FILE)
+	if (fd == UTIL_NOT_FILE)
 		return error_set("unable to read '%s': not a regular file",
 				 path);
 	if (!(*out = fdopen(fd, "r"))) {

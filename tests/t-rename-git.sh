@@ -20,7 +20,8 @@ if ! ${CC:-cc} -std=c11 -Wall -Wextra -Werror -O1 -g $san -D_GNU_SOURCE \
 	-I"$root/include" $(pkg-config --cflags libgit2) \
 	$(pkg-config --cflags libdeflate) \
 	"$root/tests/unit/rename_test.c" "$root/src/rename.c" \
-	"$root/src/odb.c" "$root/src/error.c" \
+	"$root/src/odb.c" $(compgen -G "$root/src/odb_*.c" || true) "$root/src/error.c" \
+	"$root/src/util.c" \
 	$(pkg-config --libs libgit2 libdeflate zlib) -pthread \
 	-o "$tmp/rename_test" 2>"$tmp/cc.log"; then
 	cat "$tmp/cc.log" >&2

@@ -14,6 +14,10 @@
 #       (with $CXX; then everything is linked with $CXX), -l/-L link flags,
 #       and other -flags for every compile (a later -O2 beats -O1). Paths
 #       not starting with / are under $root. PKGS are pkg-config packages.
+#       A module is named by src/MODULE.c and brings the files of its
+#       stages, src/MODULE_*.c (a module split by stage may have no
+#       src/MODULE.c left); src/util.c, the layer every module uses, is
+#       always linked.
 #       Fails with the compiler's output shown.
 
 unit_setup() {
@@ -64,18 +68,33 @@ unit_build() {
 	read -ra pcflags <<<"$(pkg-config --cflags $pkgs)"
 	# shellcheck disable=SC2086
 	read -ra pclibs <<<"$(pkg-config --libs $pkgs)"
-	for a in "$@"; do
+	local -A seen=()
+	for a in "$@" src/util.c; do
 		case $a in
 		-[lL]*) ldflags+=("$a"); continue ;;
 		-*) flags+=("$a"); continue ;;
 		/*) f=$a ;;
 		*) f=$root/$a ;;
 		esac
-		[ -f "$f" ] || fail "${f#"$root"/} is missing"
+		local parts=("$f")
 		case $f in
-		*.cc) ccsrc+=("$f"); cxx=1 ;;
-		*) csrc+=("$f") ;;
+		"$root"/src/*.c)
+			parts=()
+			[ -f "$f" ] && parts=("$f")
+			for o in "${f%.c}"_*.c; do
+				[ -f "$o" ] && parts+=("$o")
+			done
+			[ ${#parts[@]} -gt 0 ] || parts=("$f") ;;
 		esac
+		for f in "${parts[@]}"; do
+			[ -f "$f" ] || fail "${f#"$root"/} is missing"
+			[ -n "${seen[$f]:-}" ] && continue
+			seen[$f]=1
+			case $f in
+			*.cc) ccsrc+=("$f"); cxx=1 ;;
+			*) csrc+=("$f") ;;
+			esac
+		done
 	done
 	local san_flags cc_cmd cxx_cmd cmd
 	read -ra san_flags <<<"$san"

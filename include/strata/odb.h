@@ -89,18 +89,6 @@ struct odb_object {
 int odb_open(struct odb **out, git_repository *git, size_t cache_bytes);
 
 /*
- * Open the file at `path` for reading without blocking, so that a FIFO or
- * a device in its place cannot hang the run, and fill *st. Returns its
- * descriptor (the caller's to close); ODB_NOT_FILE, closed, when it is no
- * regular file; or -1 with errno set by open(2) or fstat(2). Sets no
- * error: the caller says what the file was for. For every file of a
- * repository strata reads itself: packs, indexes, packed-refs, grafts,
- * object name lists.
- */
-#define ODB_NOT_FILE (-2)
-int odb_open_regular(const char *path, struct stat *st);
-
-/*
  * A reader over one pack and its index held in memory (borrowed: both
  * must outlive *out), for the fuzzers. With no repository behind it, an
  * object in no pack is missing (pass NULL as odb_read()'s `git`).
