@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "strata/error.h"
-#include "strata/filter.h"
 #include "strata/odb.h"
+#include "strata/wildmatch.h"
 
 /* git's limits (attr.h): longer lines and bigger files are ignored. */
 #define ATTR_MAX_LINE 2048
@@ -583,7 +583,7 @@ static int match_line(const struct line *l, const char *path, size_t plen,
 			return len - 1 <= blen &&
 			       !memcmp(pat + 1, base + blen - (len - 1),
 				       len - 1);
-		return filter_glob_match(pat, len, base, blen, 0);
+		return wildmatch(pat, len, base, blen, 0);
 	}
 	/* A path pattern is relative to its file's directory. */
 	if (*pat == '/') {
@@ -606,7 +606,7 @@ static int match_line(const struct line *l, const char *path, size_t plen,
 		if (!len && !nlen)
 			return 1;
 	}
-	return filter_glob_match(pat, len, name, nlen, FILTER_PATHNAME);
+	return wildmatch(pat, len, name, nlen, WILDMATCH_PATHNAME);
 }
 
 struct fill {

@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"; [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$WORK"' EXIT
 export GIT_ATTR_NOSYSTEM=1
 ATTRS=(linguist-vendored linguist-generated m foo binary diff text)
 unit_build "$WORK/attr_check" libgit2 tests/unit/attr_check.c src/attr.c \
-	src/filter.c src/error.c
+	src/filter.c src/wildmatch.c src/error.c
 CHECK=$WORK/attr_check
 
 # compare_attrs REPO: every file of HEAD, strata's answer and git's.

@@ -11,9 +11,9 @@ set -eu
 . "$(dirname "$0")/unit-lib.sh"
 unit_setup t-filter-unit --san-auto
 unit_build "$tmp/filter_test" "libgit2" tests/unit/filter_test.c \
-	src/filter.c src/quote.c src/attr.c src/error.c
+	src/filter.c src/wildmatch.c src/quote.c src/attr.c src/error.c
 "$tmp/filter_test" || fail "filter_test failed"
 unit_build "$tmp/filter_automaton" "libgit2" tests/unit/filter_test.c \
-	src/filter.c src/quote.c src/attr.c src/error.c '-DWILD_BUDGET(p,t)=0'
+	src/filter.c src/wildmatch.c src/quote.c src/attr.c src/error.c '-DWILD_BUDGET(p,t)=0'
 "$tmp/filter_automaton" || fail "filter_test failed with the automaton alone"
 echo "1 cases, 0 failed"

@@ -1,16 +1,7 @@
 /*
- * filter: which paths of REV a run keeps.
- *
- * Globs follow git's wildmatch (the matcher of .gitignore and
- * .gitattributes patterns): `*`, `?`, `[...]` with ranges, `!` or `^`
- * for negation and `[:class:]`, and `\` quoting the next character. With
- * FILTER_PATHNAME, `*`, `?` and a bracket never match '/', and `**`
- * between slashes (or at either end) spans directories; without it, `*`
- * matches '/' too. A malformed glob (an unterminated bracket, an unknown
- * class, a trailing backslash) never matches anything; filter_glob_check()
- * tells why, so that an option can be refused before any work. Matching
- * takes time in the glob's length times the text's, whatever the stars
- * (git's own backtracking takes minutes and more over some globs).
+ * filter: which paths of REV a run keeps: the policy of --include,
+ * --exclude and --skip-vendored, above the glob matcher (wildmatch.h)
+ * and the attributes (attr.h).
  *
  * Pure functions of their arguments: no I/O, safe on any thread.
  */
@@ -20,15 +11,6 @@
 #include <stddef.h>
 
 struct attr;
-
-#define FILTER_PATHNAME 1u
-
-/*
- * 1 if the glob pat[0..plen) matches text[0..tlen), else 0. Neither
- * needs a NUL at its end.
- */
-int filter_glob_match(const char *pat, size_t plen, const char *text,
-		      size_t tlen, unsigned flags);
 
 /*
  * 0 if `pat` is a well-formed glob; else STRATA_EUSAGE, with the message

@@ -1,6 +1,6 @@
 /*
- * The globs of --include/--exclude (src/filter.c): input "PATTERN\0PATH".
- * A pattern that filter_glob_check() refuses is never matched, as in
+ * The globs of --include/--exclude (src/wildmatch.c, src/filter.c): input "PATTERN\0PATH".
+ * A pattern that wildmatch_check() refuses is never matched, as in
  * strata itself.
  */
 #include <stdint.h>
@@ -9,6 +9,7 @@
 
 #include "strata/error.h"
 #include "strata/filter.h"
+#include "strata/wildmatch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,9 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	plen = strlen(pat);
 	path = buf + plen + (plen < size ? 1 : 0);
 	if (filter_glob_check(pat, "--include") == 0) {
-		filter_glob_match(pat, plen, path, strlen(path), 0);
-		filter_glob_match(pat, plen, path, strlen(path),
-				  FILTER_PATHNAME);
+		wildmatch(pat, plen, path, strlen(path), 0);
+		wildmatch(pat, plen, path, strlen(path),
+				  WILDMATCH_PATHNAME);
 		filter_glob_path(pat, path);
 	}
 	filter_pathspec_match(pat, path);

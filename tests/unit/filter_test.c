@@ -2,12 +2,12 @@
  * filter_test: the globs of src/filter.c and the quoting of src/quote.c.
  *
  * 1. Hand-checked cases of git's wildmatch, with and without
- *    FILTER_PATHNAME, and of the --include rules.
+ *    WILDMATCH_PATHNAME, and of the --include rules.
  * 2. Malformed globs are refused and never match.
  * 3. Random globs against random names: where filter_glob_check()
  *    accepts a glob made of characters whose meaning glibc's fnmatch()
  *    shares with wildmatch, both give the same answer without
- *    FILTER_PATHNAME. (The fuzz target: FILTER_FUZZ=N rounds.)
+ *    WILDMATCH_PATHNAME. (The fuzz target: FILTER_FUZZ=N rounds.)
  * 4. Quoting of names as git prints them.
  */
 #include <fnmatch.h>
@@ -17,14 +17,15 @@
 #include "check.h"
 #include "strata/error.h"
 #include "strata/filter.h"
+#include "strata/wildmatch.h"
 #include "strata/quote.h"
 
 static int m(const char *pat, const char *text, unsigned flags)
 {
-	return filter_glob_match(pat, strlen(pat), text, strlen(text), flags);
+	return wildmatch(pat, strlen(pat), text, strlen(text), flags);
 }
 
-#define P FILTER_PATHNAME
+#define P WILDMATCH_PATHNAME
 
 static void wildmatch_cases(void)
 {
@@ -61,7 +62,7 @@ static void wildmatch_cases(void)
 		{ "a[]-]b", "aab", 0, 0 },
 		{ "a[]a-]b", "aab", 0, 1 },
 		{ "]", "]", 0, 1 },
-		/* '*' crosses '/' only without FILTER_PATHNAME */
+		/* '*' crosses '/' only without WILDMATCH_PATHNAME */
 		{ "foo*bar", "foo/baz/bar", 0, 1 },
 		{ "foo*bar", "foo/baz/bar", P, 0 },
 		{ "foo?bar", "foo/bar", 0, 1 },
@@ -229,7 +230,7 @@ static void fuzz(unsigned rounds)
 		b = fnmatch(pat, text, 0) == 0;
 		CHECK(a == b, "'%s' against '%s': wildmatch %d, fnmatch %d",
 		      pat, text, a, b);
-		/* With FILTER_PATHNAME a name without '/' matches the same. */
+		/* With WILDMATCH_PATHNAME a name without '/' matches the same. */
 		if (!strchr(text, '/'))
 			CHECK(m(pat, text, P) == a || strstr(pat, "/"),
 			      "'%s' against '%s': pathname differs", pat, text);
