@@ -8,12 +8,7 @@
 #include <time.h>
 
 #include "strata/error.h"
-
-/* git's isspace() (sane_ctype): space, \t, \n, \r. */
-static bool git_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
+#include "strata/util.h"
 
 static int fold(int c)
 {
@@ -77,9 +72,9 @@ static char *parse_pair(char *s, char **name, char **email, int allow_empty)
 		return NULL;
 	if (!allow_empty && left + 1 == right)
 		return NULL;
-	for (ns = s; ns < left && git_space(*ns); ns++)
+	for (ns = s; ns < left && util_git_space(*ns); ns++)
 		;
-	for (ne = left - 1; ne > ns && git_space(*ne); ne--)
+	for (ne = left - 1; ne > ns && util_git_space(*ne); ne--)
 		;
 	*name = ns <= ne ? ns : NULL;
 	*email = left + 1;
@@ -343,57 +338,27 @@ static int add_config_blob(struct mailmap *m, git_repository *repo,
 	return rc;
 }
 
-/* The whole of the open file f (named path); *out is malloc'd. */
-static int read_all(char **out, size_t *len, FILE *f, const char *path)
-{
-	char *data = NULL;
-	size_t cap = 0, n;
-
-	*len = 0;
-	do {
-		if (*len + 4096 > cap) {
-			char *p = realloc(data, cap = 2 * cap + 4096);
-
-			if (!p) {
-				free(data);
-				return error_oom();
-			}
-			data = p;
-		}
-		n = fread(data + *len, 1, cap - *len, f);
-		*len += n;
-	} while (n);
-	if (ferror(f)) {
-		free(data);
-		return error_set("unable to read '%s': %s", path,
-				 strerror(errno));
-	}
-	*out = data;
-	return 0;
-}
-
 static int add_config_file(struct mailmap *m, git_config *cfg)
 {
 	git_buf path = {0};
 	char *data = NULL;
 	size_t len;
-	FILE *f;
 	int rc;
 
 	if (git_config_get_path(&path, cfg, "mailmap.file") < 0) {
 		error_clear();
 		return 0;
 	}
-	if (!(f = fopen(path.ptr, "rb"))) {
-		git_buf_dispose(&path);
-		return 0;
-	}
-	if ((rc = read_all(&data, &len, f, path.ptr)) == 0)
+	/* As git: a file that is not there is no error. */
+	rc = util_read_file(&data, &len, path.ptr, MAILMAP_FILE_MAX, NULL,
+			    UTIL_MISSING_OK);
+	if (rc == 0)
 		rc = mailmap_add_buffer(m, data, len);
-	fclose(f);
+	else if (rc < 0)
+		error_prefix("mailmap.file");
 	free(data);
 	git_buf_dispose(&path);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 int mailmap_load(struct mailmap **out, struct repository *repo,
@@ -582,18 +547,14 @@ done:
 
 int orgmap_load(struct orgmap **out, const char *path)
 {
-	FILE *f = fopen(path, "rb");
 	char *data = NULL;
 	size_t len;
 	int rc;
 
 	*out = NULL;
-	if (!f)
-		return error_set("unable to open '%s': %s", path,
-				 strerror(errno));
-	if ((rc = read_all(&data, &len, f, path)) == 0)
+	if ((rc = util_read_file(&data, &len, path, MAILMAP_FILE_MAX, NULL,
+				 0)) == 0)
 		rc = orgmap_parse(out, path, data, len);
-	fclose(f);
 	free(data);
 	return rc;
 }

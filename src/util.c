@@ -49,7 +49,7 @@ static int too_large(const char *shown, size_t max)
 int util_read_fd(char **out, size_t *len, int fd, size_t max,
 		 const char *shown)
 {
-	size_t cap = 0, got = 0;
+	size_t cap = 0, got = 0, hint = 4096;
 	char *buf = NULL;
 	struct stat st;
 	int rc = 0;
@@ -59,12 +59,12 @@ int util_read_fd(char **out, size_t *len, int fd, size_t max,
 	/* The size as a hint, plus one byte to see the end at once. */
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uint64_t)st.st_size <= max)
-		cap = (size_t)st.st_size + 1;
+		hint = (size_t)st.st_size + 1;
 	for (;;) {
 		ssize_t r;
 
 		if (got == cap) {
-			size_t want = cap < 4096 ? 4096 : cap + cap / 2;
+			size_t want = !cap ? hint : cap + cap / 2;
 
 			if (cap > max) {
 				rc = too_large(shown, max);

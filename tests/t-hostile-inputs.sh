@@ -141,9 +141,38 @@ case_control_names() {
 	expect 2 "'x\\\\ny' is not a strata command" "$STRATA" $'x\ny'
 }
 
+# Files the repository's config or an option names: mailmap.file and
+# --org-map. A FIFO hung `table --by author` (fopen), /dev/zero was read
+# until killed; both are refused in one line, as a file too large; a
+# mailmap.file that is not there is skipped, as git skips it.
+case_mailmap_files() {
+	two_commits
+	mkfifo fifo
+	ln -s /dev/zero zero-link
+	git config mailmap.file "$PWD/fifo"
+	expect 1 "mailmap.file: '.*/fifo' is not a regular file" \
+		bounded "$STRATA" table . --by author
+	git config mailmap.file "$PWD/zero-link"
+	expect 1 "mailmap.file: '.*/zero-link' is not a regular file" \
+		bounded "$STRATA" table . --by author
+	head -c $(((64 << 20) + 1)) /dev/zero | tr '\0' '\n' >big
+	git config mailmap.file "$PWD/big"
+	expect 1 "mailmap.file: '.*/big' is larger than 64 MiB" \
+		bounded "$STRATA" table . --by author
+	git config mailmap.file "$PWD/none"
+	bounded "$STRATA" table . --by author >out
+	grep -q 'Strata Tester' out || { cat out; return 1; }
+	git config --unset mailmap.file
+	expect 1 "'fifo' is not a regular file" \
+		bounded "$STRATA" table . --by org --org-map fifo
+	expect 1 "'zero-link' is not a regular file" \
+		bounded "$STRATA" table . --by org --org-map zero-link
+}
+
 run_case glob_include case_glob_include
 run_case glob_attr case_glob_attr
 run_case ignore_files case_ignore_files
 run_case ignore_parse case_ignore_parse
 run_case control_names case_control_names
+run_case mailmap_files case_mailmap_files
 finish

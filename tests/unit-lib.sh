@@ -62,12 +62,16 @@ unit_build() {
 	local out=$1 pkgs=$2 a f o cxx=0
 	local flags=() ldflags=() csrc=() ccsrc=() objs=() pcflags pclibs
 	shift 2
-	# shellcheck disable=SC2086
-	pkg-config --exists $pkgs || fail "missing pkg-config packages: $pkgs"
-	# shellcheck disable=SC2086
-	read -ra pcflags <<<"$(pkg-config --cflags $pkgs)"
-	# shellcheck disable=SC2086
-	read -ra pclibs <<<"$(pkg-config --libs $pkgs)"
+	pcflags=() pclibs=()
+	if [ -n "$pkgs" ]; then
+		# shellcheck disable=SC2086
+		pkg-config --exists $pkgs ||
+			fail "missing pkg-config packages: $pkgs"
+		# shellcheck disable=SC2086
+		read -ra pcflags <<<"$(pkg-config --cflags $pkgs)"
+		# shellcheck disable=SC2086
+		read -ra pclibs <<<"$(pkg-config --libs $pkgs)"
+	fi
 	local -A seen=()
 	for a in "$@" src/util.c; do
 		case $a in

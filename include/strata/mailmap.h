@@ -28,8 +28,12 @@ int mailmap_add_buffer(struct mailmap *m, const char *buf, size_t len);
 /*
  * The mailmap git would use for commit `rev` of `repo`: REV's own
  * .mailmap blob, then the blob named by mailmap.blob, then the file named
- * by mailmap.file (later entries win). A missing one is skipped.
+ * by mailmap.file (later entries win). A missing one is skipped; a
+ * mailmap.file that is no regular file or holds more than
+ * MAILMAP_FILE_MAX bytes is an error, so that a FIFO or /dev/zero named
+ * by a hostile config cannot hang the run.
  */
+#define MAILMAP_FILE_MAX (64u << 20)
 int mailmap_load(struct mailmap **out, struct repository *repo,
 		 const git_oid *rev_tree);
 
@@ -51,7 +55,8 @@ void mailmap_free(struct mailmap *m);
 struct orgmap;
 
 /*
- * Read FILE. A line that is not an entry fails the load with
+ * Read FILE (a regular file of at most MAILMAP_FILE_MAX bytes, read
+ * without blocking). A line that is not an entry fails the load with
  * "'FILE' line N: ..." (STRATA_EUSAGE is not used: it is bad input).
  */
 int orgmap_load(struct orgmap **out, const char *path);
