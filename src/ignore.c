@@ -643,48 +643,6 @@ static int too_large(const char *path)
 			 IGNORE_REVS_MAX >> 20);
 }
 
-/* fd to its end, in at most IGNORE_REVS_MAX bytes; `hint`: its size. */
-static int read_all(char **out, size_t *len, int fd, const char *path,
-		    size_t hint)
-{
-	size_t cap = hint < 64 ? 64 : hint + 1, got = 0;
-	char *buf = malloc(cap + 1), *nb;
-	ssize_t r;
-
-	if (!buf)
-		return error_oom();
-	for (;;) {
-		if (got == cap) {
-			if (cap > IGNORE_REVS_MAX) {
-				free(buf);
-				return too_large(path);
-			}
-			cap = cap > IGNORE_REVS_MAX / 2 ? IGNORE_REVS_MAX + 1
-							: 2 * cap;
-			if (!(nb = realloc(buf, cap + 1))) {
-				free(buf);
-				return error_oom();
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + got, cap - got);
-		if (r == 0)
-			break;
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			return error_set("could not read object name list "
-					 "'%s': %s", path, strerror(errno));
-		}
-		got += (size_t)r;
-	}
-	buf[got] = '\0';
-	*out = buf;
-	*len = got;
-	return 0;
-}
-
 int ignore_revs_read(char **out, size_t *len, const char *path)
 {
 	struct stat st;
@@ -699,17 +657,15 @@ int ignore_revs_read(char **out, size_t *len, const char *path)
 				 path);
 	if ((uint64_t)st.st_size > IGNORE_REVS_MAX)
 		rc = too_large(path);
-	else
-		rc = read_all(out, len, fd, path, (size_t)st.st_size);
+	else if ((rc = util_read_fd(out, len, fd, IGNORE_REVS_MAX, path)) ==
+		 STRATA_ETOOBIG)
+		rc = too_large(path);
+	else if (rc < 0)
+		rc = error_prefix("could not read object name list");
 	close(fd);
 	return rc;
 }
 
-/* git's isspace(): space, tab, LF and CR, not VT or FF. */
-static bool git_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
 
 static int hex_val(char c)
 {
@@ -733,9 +689,9 @@ static int parse_line(unsigned char *oid, const char **sp, size_t *np)
 	hash = memchr(s, '#', strnlen(s, n));
 	if (hash)
 		n = (size_t)(hash - s);
-	while (n && git_space(*s))
+	while (n && util_git_space(*s))
 		s++, n--;
-	while (n && git_space(s[n - 1]))
+	while (n && util_git_space(s[n - 1]))
 		n--;
 	*sp = s;
 	*np = n;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "strata/error.h"
+#include "strata/util.h"
 
 #define HEAD_V1 "strata report"
 #define HEAD_V2 "strata report 2"
@@ -210,52 +211,6 @@ static int parse(struct marker *m, const char *buf, size_t len)
 	return 0;
 }
 
-/*
- * The whole of an open file, if it holds at most `max` bytes; else *out
- * is NULL.
- */
-static int read_all(char **out, size_t *len, int fd, size_t max,
-		    const char *shown)
-{
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap);
-
-	*out = NULL;
-	if (!buf)
-		return error_oom();
-	while (n <= max) {
-		ssize_t got;
-
-		if (n == cap) {
-			char *bigger = realloc(buf, cap * 2);
-
-			if (!bigger) {
-				free(buf);
-				return error_oom();
-			}
-			buf = bigger;
-			cap *= 2;
-		}
-		got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			free(buf);
-			return error_set("unable to read '%s': %s", shown,
-					 strerror(errno));
-		}
-		if (!got)
-			break;
-		n += (size_t)got;
-	}
-	*len = n;
-	if (n > max)
-		free(buf);
-	else
-		*out = buf;
-	return 0;
-}
-
 int marker_read(struct marker *m, int dirfd, const char *shown)
 {
 	struct stat st;
@@ -288,12 +243,11 @@ int marker_read(struct marker *m, int dirfd, const char *shown)
 		rc = untrusted(m, "it is not a regular file", 0);
 		goto done;
 	}
-	if ((rc = read_all(&buf, &len, fd, MARKER_MAX_BYTES, path)) < 0)
-		goto done;
-	if (!buf)
+	rc = util_read_fd(&buf, &len, fd, MARKER_MAX_BYTES, path);
+	if (rc == STRATA_ETOOBIG)
 		rc = untrusted(m, "it is larger than %zu MiB",
 			       (size_t)MARKER_MAX_BYTES >> 20);
-	else
+	else if (rc == 0)
 		rc = parse(m, buf, len);
 done:
 	if (fd >= 0)

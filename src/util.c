@@ -38,12 +38,13 @@ int util_open_regular(const char *path, struct stat *st)
 static int too_large(const char *shown, size_t max)
 {
 	if (max >= (1u << 20) && max % (1u << 20) == 0)
-		return error_set("'%s' is larger than %zu MiB", shown,
-				 max >> 20);
+		return error_setc(STRATA_ETOOBIG, "'%s' is larger than %zu MiB",
+				  shown, max >> 20);
 	if (max >= 1024 && max % 1024 == 0)
-		return error_set("'%s' is larger than %zu KiB", shown,
-				 max >> 10);
-	return error_set("'%s' is larger than %zu bytes", shown, max);
+		return error_setc(STRATA_ETOOBIG, "'%s' is larger than %zu KiB",
+				  shown, max >> 10);
+	return error_setc(STRATA_ETOOBIG, "'%s' is larger than %zu bytes",
+			  shown, max);
 }
 
 int util_read_fd(char **out, size_t *len, int fd, size_t max,

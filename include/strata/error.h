@@ -13,7 +13,8 @@ enum {
 	STRATA_ERR = -1,     /* runtime failure: exit 1 */
 	STRATA_EUSAGE = -2,  /* bad option or option value: exit 2 */
 	STRATA_ENOMEM = -3,
-	STRATA_EMISSING = -4 /* an object a partial clone left out: exit 1 */
+	STRATA_EMISSING = -4, /* an object a partial clone left out: exit 1 */
+	STRATA_ETOOBIG = -5   /* a file over its bound (util_read_fd): exit 1 */
 };
 
 /* Store a printf-style message; returns STRATA_ERR. */

@@ -33,8 +33,8 @@ int util_open_regular(const char *path, struct stat *st);
 /*
  * Read the open descriptor `fd` to its end into a malloc'd buffer that
  * the caller frees, NUL-terminated (the NUL not counted in *len). More
- * than `max` bytes is an error "'SHOWN' is larger than N bytes" (or
- * KiB, MiB), so a file that grows while read (/dev/zero behind a link
+ * than `max` bytes is STRATA_ETOOBIG, "'SHOWN' is larger than N bytes"
+ * (or KiB, MiB), so a file that grows while read (/dev/zero behind a link
  * the caller checked too early) stays bounded. `shown` names the file in
  * messages.
  */

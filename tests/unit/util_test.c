@@ -37,7 +37,7 @@ static void check_files(const char *dir)
 	      "read 8 bytes: rc %d len %zu", rc, len);
 	free(buf);
 	rc = util_read_file(&buf, &len, path, 7, "small", 0);
-	CHECK(rc == STRATA_ERR && !buf &&
+	CHECK(rc == STRATA_ETOOBIG && !buf &&
 	      !strcmp(error_last(), "'small' is larger than 7 bytes"),
 	      "limit: rc %d '%s'", rc, error_last());
 	write_file(path, "", 0);
@@ -68,7 +68,7 @@ static void check_files(const char *dir)
 		int fd = open("/dev/zero", O_RDONLY);
 
 		rc = util_read_fd(&buf, &len, fd, 100000, "zero");
-		CHECK(rc == STRATA_ERR && !buf &&
+		CHECK(rc == STRATA_ETOOBIG && !buf &&
 		      strstr(error_last(), "larger than"),
 		      "read_fd /dev/zero: rc %d '%s'", rc, error_last());
 		close(fd);
