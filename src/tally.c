@@ -5,29 +5,34 @@
 #include <string.h>
 
 #include "strata/error.h"
-
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+#include "strata/util.h"
 
 /*
- * The directory of `path` at `level` (1-based), or NULL when the file is
- * not that deep. Root files have "." at level 1 and nothing below.
+ * *out: the directory of `path` at `level` (1-based), malloc'd, or NULL
+ * when the file is not that deep. Root files have "." at level 1 and
+ * nothing below. Fails only when out of memory.
  */
-static char *dir_at(const char *path, unsigned level)
+static int dir_at(char **out, const char *path, unsigned level)
 {
 	const char *p = path;
 	unsigned l;
 
+	*out = NULL;
 	for (l = 0; l < level; l++) {
 		p = strchr(p, '/');
-		if (!p)
-			return level == 1 && l == 0 ? strdup(".") : NULL;
+		if (!p) {
+			if (level != 1 || l != 0)
+				return 0;
+			p = path + 1;
+			path = ".";
+			break;
+		}
 		if (l + 1 < level)
 			p++;
 	}
-	return strndup(path, (size_t)(p - path));
+	if (!(*out = strndup(path, (size_t)(p - path))))
+		return error_oom();
+	return 0;
 }
 
 /* How many directory levels a file contributes to (at least ".", 1). */
@@ -76,36 +81,61 @@ static int add_counts(struct tally *t, size_t dir, const struct tally_file *f)
 	return 0;
 }
 
-int tally_build(struct tally **out, const struct blame_result *blame,
-		const struct releases *rel, unsigned depth,
-		tally_filter_fn keep, void *keep_payload)
+/* The releases' rows, in the order of `rel`. */
+static int releases_init(struct tally *t, const struct releases *rel)
 {
-	struct tally *t;
-	char **names = NULL;
-	size_t nnames = 0, alloc = 0, i, r;
-	unsigned l;
-	int rc = 0;
+	size_t r;
 
-	*out = NULL;
-	if (depth < 1)
-		depth = 1;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return error_oom();
-	t->depth = depth;
 	t->nreleases = rel->n;
 	t->releases = calloc(rel->n ? rel->n : 1, sizeof(*t->releases));
-	t->files = calloc(blame->nfiles ? blame->nfiles : 1, sizeof(*t->files));
-	if (!t->releases || !t->files) {
-		rc = error_oom();
-		goto done;
-	}
+	if (!t->releases)
+		return error_oom();
 	for (r = 0; r < rel->n; r++) {
 		t->releases[r].name = rel->list[r].name;
 		t->releases[r].release = &rel->list[r];
 		t->releases[r].unreleased = rel->list[r].unreleased;
 	}
-	/* Files and the directories they need. */
+	return 0;
+}
+
+/* Every directory (to `depth`) on the path, appended to `names`. */
+static int names_add(struct util_strlist *names, const char *path,
+		     unsigned depth)
+{
+	unsigned l;
+	char *d;
+	int rc;
+
+	for (l = 1; l <= depth; l++) {
+		if ((rc = dir_at(&d, path, l)) < 0)
+			return rc;
+		if (!d)
+			break;
+		rc = UTIL_GROW(names->v, names->alloc, names->n + 1);
+		if (rc < 0) {
+			free(d);
+			return rc;
+		}
+		names->v[names->n++] = d;
+		if (!strcmp(d, "."))
+			break;
+	}
+	return 0;
+}
+
+/* The kept files with their lines by release, and their directories. */
+static int files_add(struct tally *t, struct util_strlist *names,
+		     const struct blame_result *blame,
+		     const struct releases *rel, tally_filter_fn keep,
+		     void *keep_payload)
+{
+	size_t i;
+	int rc;
+
+	t->files = calloc(blame->nfiles ? blame->nfiles : 1,
+			  sizeof(*t->files));
+	if (!t->files)
+		return error_oom();
 	for (i = 0; i < blame->nfiles; i++) {
 		const struct blame_file *bf = &blame->files[i];
 		struct tally_file *f;
@@ -119,8 +149,7 @@ int tally_build(struct tally **out, const struct blame_result *blame,
 		if (!f->path || !f->by_release) {
 			free(f->path);
 			free(f->by_release);
-			rc = error_oom();
-			goto done;
+			return error_oom();
 		}
 		t->nfiles++;
 		for (x = 0; x < bf->nlines; x++)
@@ -129,93 +158,72 @@ int tally_build(struct tally **out, const struct blame_result *blame,
 		/* The first release is never the unreleased bucket. */
 		f->untouched = rel->n && !rel->list[0].unreleased &&
 			       f->by_release[0] == f->lines;
-		for (l = 1; l <= depth; l++) {
-			char *d = dir_at(bf->path, l);
+		if ((rc = names_add(names, bf->path, t->depth)) < 0)
+			return rc;
+	}
+	return 0;
+}
 
-			if (!d)
-				break;
-			if (nnames == alloc) {
-				size_t na = alloc ? alloc * 2 : 64;
-				char **p = realloc(names, na * sizeof(*p));
+/* The directories, sorted and once each, the root first; their parents. */
+static int dirs_make(struct tally *t, struct util_strlist *names)
+{
+	size_t i;
 
-				if (!p) {
-					free(d);
-					rc = error_oom();
-					goto done;
-				}
-				names = p;
-				alloc = na;
-			}
-			names[nnames++] = d;
-			if (!strcmp(d, "."))
-				break;
-		}
-	}
-	if (nnames)
-		qsort(names, nnames, sizeof(*names), str_cmp);
-	t->dirs = calloc(nnames + 1, sizeof(*t->dirs));
-	if (!t->dirs) {
-		rc = error_oom();
-		goto done;
-	}
-	t->dirs[0].path = strdup("");
-	if (!t->dirs[0].path) {
-		rc = error_oom();
-		goto done;
-	}
+	util_strlist_sort(names);
+	t->dirs = calloc(names->n + 1, sizeof(*t->dirs));
+	if (!t->dirs || !(t->dirs[0].path = strdup("")))
+		return error_oom();
 	t->ndirs = 1;
-	for (i = 0; i < nnames; i++) {
+	for (i = 0; i < names->n; i++) {
 		struct tally_dir *d;
 		const char *p;
 
-		if (t->ndirs > 1 && !strcmp(names[i], t->dirs[t->ndirs - 1].path))
+		if (t->ndirs > 1 &&
+		    !strcmp(names->v[i], t->dirs[t->ndirs - 1].path))
 			continue;
 		d = &t->dirs[t->ndirs++];
-		d->path = names[i];
-		names[i] = NULL;
+		d->path = names->v[i];
+		names->v[i] = NULL;
 		d->level = 1;
 		for (p = d->path; (p = strchr(p, '/')); p++)
 			d->level++;
 	}
 	for (i = 0; i < t->ndirs; i++) {
-		t->dirs[i].by_release = calloc(rel->n ? rel->n : 1,
+		t->dirs[i].by_release = calloc(t->nreleases ? t->nreleases : 1,
 					       sizeof(uint64_t));
-		if (!t->dirs[i].by_release) {
-			rc = error_oom();
-			goto done;
-		}
+		if (!t->dirs[i].by_release)
+			return error_oom();
 	}
 	/* Parents: the directory one level up, or the root. */
 	for (i = 1; i < t->ndirs; i++) {
 		struct tally_dir *d = &t->dirs[i];
 		char *slash = strrchr(d->path, '/');
 
-		d->parent = 0;
-		if (slash) {
-			char *up = strndup(d->path, (size_t)(slash - d->path));
-
-			if (!up) {
-				rc = error_oom();
-				goto done;
-			}
-			d->parent = tally_find_dir(t, up, strlen(up));
-			free(up);
-		}
+		d->parent = slash ? tally_find_dir(t, d->path,
+						   (size_t)(slash - d->path)) :
+			    0;
 	}
+	return 0;
+}
+
+/* Each file counted in every directory above it, and in the whole. */
+static int counts_add(struct tally *t)
+{
+	size_t i;
+	unsigned l;
+	int rc;
+
 	for (i = 0; i < t->nfiles; i++) {
 		struct tally_file *f = &t->files[i];
-		int deepest = file_dir_depth(f->path, depth);
+		int deepest = file_dir_depth(f->path, t->depth);
 		size_t dir = 0;
+		char *d;
 
 		add_counts(t, 0, f);
 		for (l = 1; l <= (unsigned)deepest; l++) {
-			char *d = dir_at(f->path, l);
-
-			if (!d) {
-				rc = error_oom();
-				goto done;
-			}
-			dir = tally_find_dir(t, d, strlen(d));
+			if ((rc = dir_at(&d, f->path, l)) < 0)
+				return rc;
+			dir = d ? tally_find_dir(t, d, strlen(d)) : 0;
 			free(d);
 			add_counts(t, dir, f);
 		}
@@ -226,6 +234,13 @@ int tally_build(struct tally **out, const struct blame_result *blame,
 			t->untouched_lines += f->lines;
 		}
 	}
+	return 0;
+}
+
+static void shares_set(struct tally *t)
+{
+	size_t i, r;
+
 	for (r = 0; r < t->nreleases; r++) {
 		t->releases[r].lines = t->dirs[0].by_release[r];
 		t->releases[r].share = t->total_lines ?
@@ -240,10 +255,28 @@ int tally_build(struct tally **out, const struct blame_result *blame,
 			100.0 * (double)d->by_release[0] / (double)d->lines :
 			0.0;
 	}
+}
+
+int tally_build(struct tally **out, const struct blame_result *blame,
+		const struct releases *rel, unsigned depth,
+		tally_filter_fn keep, void *keep_payload)
+{
+	struct util_strlist names = UTIL_STRLIST_INIT;
+	struct tally *t;
+	int rc;
+
+	*out = NULL;
+	if (!(t = calloc(1, sizeof(*t))))
+		return error_oom();
+	t->depth = depth < 1 ? 1 : depth;
+	if ((rc = releases_init(t, rel)) < 0 ||
+	    (rc = files_add(t, &names, blame, rel, keep, keep_payload)) < 0 ||
+	    (rc = dirs_make(t, &names)) < 0 ||
+	    (rc = counts_add(t)) < 0)
+		goto done;
+	shares_set(t);
 done:
-	for (i = 0; i < nnames; i++)
-		free(names[i]);
-	free(names);
+	util_strlist_release(&names);
 	if (rc < 0)
 		tally_free(t);
 	else
