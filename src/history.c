@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "strata/error.h"
+#include "strata/util.h"
 #include "strata/odb.h"
 
 /* A commit as first read, before the topological order is known. */
@@ -211,19 +212,7 @@ static int grow_slots(struct loader *L)
 
 static int pool_room(struct loader *L, size_t more)
 {
-	size_t na;
-	void *p;
-
-	if (L->npool + more <= L->pool_alloc)
-		return 0;
-	na = L->pool_alloc ? L->pool_alloc * 2 : 1024;
-	while (na < L->npool + more)
-		na *= 2;
-	if (!(p = realloc(L->pool, na * sizeof(*L->pool))))
-		return error_oom();
-	L->pool = p;
-	L->pool_alloc = na;
-	return 0;
+	return UTIL_GROW(L->pool, L->pool_alloc, util_add(L->npool, more));
 }
 
 /* A header line "NAME <40 hex>" at p (of len bytes): the name. */
@@ -676,15 +665,8 @@ static int add_commit(struct loader *L, struct repository *repo,
 	memset(&own, 0, sizeof(own));
 	if (L->n + 1 > L->nslots / 2 && grow_slots(L) < 0)
 		return STRATA_ENOMEM;
-	if (L->n == L->alloc) {
-		size_t na = L->alloc ? L->alloc * 2 : 1024;
-		void *p = realloc(L->raw, na * sizeof(*L->raw));
-
-		if (!p)
-			return error_oom();
-		L->raw = p;
-		L->alloc = na;
-	}
+	if ((rc = UTIL_GROW(L->raw, L->alloc, L->n + 1)) < 0)
+		return rc;
 	if (k >= 0)
 		c = ahead_get(A, (size_t)k);
 	if (!c->ok) {
@@ -770,70 +752,67 @@ int history_load(struct history **out, struct repository *repo,
 				     NULL);
 }
 
-int history_load_progress(struct history **out, struct repository *repo,
-			  const git_oid *tip, int first_parent, unsigned jobs,
-			  void (*progress)(const char *stage, size_t done,
-					   size_t total, void *payload),
-			  void *payload)
-{
-	struct loader L = {0};
-	struct ahead A = {0};
-	struct history *h = NULL;
-	uint32_t *rparents = NULL, *order = NULL, *pos = NULL;
-	uint32_t *stack = NULL, *next = NULL;
-	size_t i, j, sp, done_n = 0;
-	int rc = 0;
+typedef void (*progress_fn)(const char *stage, size_t done, size_t total,
+			    void *payload);
 
-	*out = NULL;
-	if ((rc = ahead_start(&A, repo, tip, jobs ? jobs : 1)) < 0 ||
-	    (rc = add_commit(&L, repo, &A, tip, first_parent)) < 0)
-		goto done;
-	/* Breadth-first over parents; every commit read once. */
-	for (i = 0; i < L.n; i++) {
+/* Breadth-first over parents from the tip; every commit read once. */
+static int load_walk(struct loader *L, struct repository *repo,
+		     struct ahead *A, const git_oid *tip, int first_parent,
+		     progress_fn progress, void *payload)
+{
+	size_t i, j;
+	int rc;
+
+	if ((rc = add_commit(L, repo, A, tip, first_parent)) < 0)
+		return rc;
+	for (i = 0; i < L->n; i++) {
 		if (progress && i % 4096 == 0)
 			progress("commits", i, 0, payload);
-		for (j = 0; j < L.raw[i].nparents; j++) {
+		for (j = 0; j < L->raw[i].nparents; j++) {
 			/* A copy: add_commit() may move the pool. */
-			git_oid p = L.pool[L.raw[i].first_parent_oid + j];
+			git_oid p = L->pool[L->raw[i].first_parent_oid + j];
 
-			if (lookup(L.slots, L.nslots, L.raw, sizeof(*L.raw),
-				   &p) >= 0)
+			if (lookup(L->slots, L->nslots, L->raw,
+				   sizeof(*L->raw), &p) >= 0)
 				continue;
-			if ((rc = add_commit(&L, repo, &A, &p,
+			if ((rc = add_commit(L, repo, A, &p,
 					      first_parent)) < 0)
-				goto done;
+				return rc;
 		}
 	}
-	/* Every commit is in: the helpers can stop. */
-	ahead_release(&A);
-	rparents = malloc((L.npool + 1) * sizeof(*rparents));
-	order = malloc(L.n * sizeof(*order));
-	pos = malloc(L.n * sizeof(*pos));
-	stack = malloc(L.n * sizeof(*stack));
-	next = calloc(L.n, sizeof(*next));
-	h = calloc(1, sizeof(*h));
-	if (!rparents || !order || !pos || !stack || !next || !h) {
-		rc = error_oom();
-		goto done;
+	return 0;
+}
+
+/*
+ * order[]: the commits in post-order depth-first from the tip, first
+ * parents first: a side branch comes right before the merge that brings
+ * it in, which keeps few blame states alive at once in the forward pass.
+ * pos[]: the inverse. rparents[]: the pool's parents as loader indexes.
+ */
+static int load_order(const struct loader *L, uint32_t *rparents,
+		      uint32_t *order, uint32_t *pos)
+{
+	uint32_t *stack = malloc(util_mul(L->n, sizeof(*stack)));
+	uint32_t *next = calloc(L->n, sizeof(*next));
+	size_t i, sp = 0, done_n = 0;
+
+	if (!stack || !next) {
+		free(stack);
+		free(next);
+		return error_oom();
 	}
-	for (i = 0; i < L.npool; i++)
-		rparents[i] = (uint32_t)lookup(L.slots, L.nslots, L.raw,
-					       sizeof(*L.raw), &L.pool[i]);
-	/*
-	 * Post-order depth-first from the tip, first parents first: a side
-	 * branch comes right before the merge that brings it in, which keeps
-	 * few blame states alive at once in the forward pass.
-	 */
-	for (i = 0; i < L.n; i++)
+	for (i = 0; i < L->npool; i++)
+		rparents[i] = (uint32_t)lookup(L->slots, L->nslots, L->raw,
+					       sizeof(*L->raw), &L->pool[i]);
+	for (i = 0; i < L->n; i++)
 		pos[i] = UINT32_MAX;
-	sp = 0;
 	stack[sp++] = 0;
 	pos[0] = UINT32_MAX - 1; /* on the stack */
 	while (sp) {
 		uint32_t c = stack[sp - 1];
 
-		if (next[c] < L.raw[c].nparents) {
-			uint32_t p = rparents[L.raw[c].first_parent_oid +
+		if (next[c] < L->raw[c].nparents) {
+			uint32_t p = rparents[L->raw[c].first_parent_oid +
 					      next[c]++];
 
 			if (pos[p] == UINT32_MAX) {
@@ -846,16 +825,25 @@ int history_load_progress(struct history **out, struct repository *repo,
 		pos[c] = (uint32_t)done_n;
 		order[done_n++] = c;
 	}
-	h->n = L.n;
-	h->first_parent = first_parent;
-	h->commits = calloc(L.n ? L.n : 1, sizeof(*h->commits));
-	h->parents = malloc((L.npool + 1) * sizeof(*h->parents));
-	if (!h->commits || !h->parents) {
-		rc = error_oom();
-		goto done;
-	}
-	for (i = 0; i < L.n; i++) {
-		struct raw *r = &L.raw[order[i]];
+	free(stack);
+	free(next);
+	return 0;
+}
+
+/* h->commits and h->parents in the order load_order() chose. */
+static int load_commits(struct history *h, struct loader *L,
+			uint32_t *rparents, const uint32_t *order,
+			const uint32_t *pos)
+{
+	size_t i, j;
+
+	h->n = L->n;
+	h->commits = calloc(L->n ? L->n : 1, sizeof(*h->commits));
+	h->parents = malloc(util_mul(L->npool + 1, sizeof(*h->parents)));
+	if (!h->commits || !h->parents)
+		return error_oom();
+	for (i = 0; i < L->n; i++) {
+		struct raw *r = &L->raw[order[i]];
 		struct history_commit *c = &h->commits[i];
 		uint32_t *rp = rparents + r->first_parent_oid;
 		size_t kept = 0;
@@ -863,7 +851,7 @@ int history_load_progress(struct history **out, struct repository *repo,
 		/*
 		 * Grafts and replace refs can make a cycle; a parent that
 		 * comes later in the order closes one, and is dropped (in
-		 * one pass: a million of them took half a minute one by one).
+		 * one pass: one by one was quadratic).
 		 */
 		for (j = 0; j < r->nparents; j++)
 			if (pos[rp[j]] < i)
@@ -879,7 +867,7 @@ int history_load_progress(struct history **out, struct repository *repo,
 		c->parents = (uint32_t)h->nparents;
 		c->nparents = r->nparents;
 		for (j = 0; j < r->nparents; j++) {
-			uint32_t p = pos[rparents[r->first_parent_oid + j]];
+			uint32_t p = pos[rp[j]];
 
 			h->parents[h->nparents++] = p;
 			h->commits[p].nchildren++;
@@ -887,21 +875,58 @@ int history_load_progress(struct history **out, struct repository *repo,
 		if (r->boundary)
 			h->nboundary++;
 	}
-	h->nslots = L.nslots;
+	return 0;
+}
+
+/* The history's own name index; the names and emails move to it. */
+static int load_index(struct history *h, struct loader *L)
+{
+	size_t i;
+
+	h->nslots = L->nslots;
 	h->slots = calloc(h->nslots, sizeof(*h->slots));
-	if (!h->slots) {
+	if (!h->slots)
+		return error_oom();
+	for (i = 0; i < h->n; i++)
+		insert(h->slots, h->nslots, &h->commits[i].oid, (uint32_t)i);
+	h->idents = L->idents.v;
+	h->nidents = L->idents.n;
+	for (i = 0; i < L->idents.n; i++)
+		free(L->idents.key[i]);
+	L->idents.v = NULL;
+	L->idents.n = 0;
+	return 0;
+}
+
+int history_load_progress(struct history **out, struct repository *repo,
+			  const git_oid *tip, int first_parent, unsigned jobs,
+			  progress_fn progress, void *payload)
+{
+	struct loader L = {0};
+	struct ahead A = {0};
+	struct history *h = NULL;
+	uint32_t *rparents = NULL, *order = NULL, *pos = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	if ((rc = ahead_start(&A, repo, tip, jobs ? jobs : 1)) < 0 ||
+	    (rc = load_walk(&L, repo, &A, tip, first_parent, progress,
+			    payload)) < 0)
+		goto done;
+	/* Every commit is in: the helpers can stop. */
+	ahead_release(&A);
+	rparents = malloc(util_mul(L.npool + 1, sizeof(*rparents)));
+	order = malloc(util_mul(L.n, sizeof(*order)));
+	pos = malloc(util_mul(L.n, sizeof(*pos)));
+	if (!rparents || !order || !pos || !(h = calloc(1, sizeof(*h)))) {
 		rc = error_oom();
 		goto done;
 	}
-	for (i = 0; i < h->n; i++)
-		insert(h->slots, h->nslots, &h->commits[i].oid, (uint32_t)i);
-	/* The names and emails go to the history; the keys are done with. */
-	h->idents = L.idents.v;
-	h->nidents = L.idents.n;
-	for (i = 0; i < L.idents.n; i++)
-		free(L.idents.key[i]);
-	L.idents.v = NULL;
-	L.idents.n = 0;
+	h->first_parent = first_parent;
+	if ((rc = load_order(&L, rparents, order, pos)) < 0 ||
+	    (rc = load_commits(h, &L, rparents, order, pos)) < 0 ||
+	    (rc = load_index(h, &L)) < 0)
+		goto done;
 done:
 	ahead_release(&A);
 	idents_release(&L.idents);
@@ -911,8 +936,6 @@ done:
 	free(rparents);
 	free(order);
 	free(pos);
-	free(stack);
-	free(next);
 	if (rc < 0)
 		history_free(h);
 	else
