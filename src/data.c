@@ -21,6 +21,7 @@
 
 #include "strata/cohorts.h"
 #include "strata/error.h"
+#include "strata/util.h"
 #include "strata/releases.h"
 #include "strata/snapshots.h"
 
@@ -92,16 +93,6 @@ static void iso_date(char *buf, size_t size, int64_t t)
 		snprintf(buf, size, "1970-01-01T00:00:00Z");
 }
 
-/* part/whole in percent, two decimals, rounded half up. */
-static void percent(char *buf, size_t size, uint64_t part, uint64_t whole)
-{
-	uint64_t c = 0;
-
-	if (whole)
-		c = (2 * part * 10000 + whole) / (2 * whole);
-	snprintf(buf, size, "%" PRIu64 ".%02" PRIu64, c / 100, c % 100);
-}
-
 /* Seconds with three decimals, without printf's locale-dependent %f. */
 static void seconds(char *buf, size_t size, double s)
 {
@@ -130,45 +121,13 @@ void data_csv_field(FILE *f, const char *s)
 
 /* --- JSON ---------------------------------------------------------------- */
 
-/* Length of the well-formed UTF-8 sequence at s (RFC 3629), 0 if none. */
-static size_t utf8_seq(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0;  /* no overlong forms */
-	else if (c == 0xed)
-		hi = 0x9f;  /* no surrogates */
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;  /* nothing above U+10FFFF */
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
 
 static int utf8_valid(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
-		size_t n = utf8_seq(p);
+		size_t n = util_utf8_seq(p);
 
 		if (!n)
 			return 0;
@@ -189,7 +148,7 @@ void data_json_string(FILE *f, const char *s)
 
 	putc('"', f);
 	while (*p) {
-		size_t n = utf8_seq(p);
+		size_t n = util_utf8_seq(p);
 
 		if (!n) {
 			fputs("\\ufffd", f);
@@ -361,7 +320,8 @@ static int write_releases_csv(const char *dir, const struct tally *t,
 	fputs("release,tag,date,commits,lines,share" EOL, o.f);
 	for (size_t r = 0; r < t->nreleases; r++) {
 		const struct tally_release *tr = &t->releases[r];
-		char date[40] = "", share[32];
+		char date[40] = "";
+		struct util_num share;
 
 		data_csv_field(o.f, release_key(tr));
 		putc(',', o.f);
@@ -369,10 +329,10 @@ static int write_releases_csv(const char *dir, const struct tally *t,
 			data_csv_field(o.f, tags[r]->name);
 			iso_date(date, sizeof(date), tags[r]->date);
 		}
-		percent(share, sizeof(share), tr->lines, t->total_lines);
+		share = util_percent(tr->lines, t->total_lines, 2);
 		fprintf(o.f, ",%s,%" PRIu64 ",%" PRIu64 ",%s" EOL, date,
 			tr->release ? tr->release->commits : 0, tr->lines,
-			share);
+			share.s);
 	}
 	return out_close(&o, 0);
 }
@@ -408,7 +368,7 @@ static int write_cohort_csv(const char *dir, const char *name,
 			    uint64_t total, int files)
 {
 	struct out o;
-	char share[32];
+	struct util_num share;
 	int rc = out_open(&o, dir, name);
 
 	if (rc)
@@ -418,9 +378,9 @@ static int write_cohort_csv(const char *dir, const char *name,
 	for (size_t i = 0; i < v->n; i++) {
 		const struct cohort *c = &v->v[i];
 
-		percent(share, sizeof(share), c->lines, total);
+		share = util_percent(c->lines, total, 2);
 		data_csv_field(o.f, c->name);
-		fprintf(o.f, ",%" PRIu64 ",%s,%" PRIu64, c->lines, share,
+		fprintf(o.f, ",%" PRIu64 ",%s,%" PRIu64, c->lines, share.s,
 			c->commits);
 		if (files)
 			fprintf(o.f, ",%zu", c->files);
@@ -550,16 +510,16 @@ static int write_survival_csv(const char *dir, const struct tally *t,
 		size_t b = s->survival[r].base;
 
 		for (size_t k = b; b != SNAPSHOT_NONE && k < s->n; k++) {
-			char date[40], share[32];
+			char date[40];
+			struct util_num share;
 			uint64_t n = s->list[k].by_release[r];
 
 			iso_date(date, sizeof(date), s->list[k].date);
-			percent(share, sizeof(share), n,
-				s->list[b].by_release[r]);
+			share = util_percent(n, s->list[b].by_release[r], 2);
 			data_csv_field(o.f, release_key(&t->releases[r]));
 			putc(',', o.f);
 			data_csv_field(o.f, s->list[k].name);
-			fprintf(o.f, ",%s,%" PRIu64 ",%s" EOL, date, n, share);
+			fprintf(o.f, ",%s,%" PRIu64 ",%s" EOL, date, n, share.s);
 		}
 	}
 	return out_close(&o, 0);
@@ -659,7 +619,7 @@ static void json_releases(FILE *f, const struct tally *t,
 		const struct tally_release *tr = &t->releases[r];
 		const struct release *rel = tr->release;
 		int dated = rel && rel->ntags;
-		char share[32];
+		struct util_num share;
 
 		fputs(r ? ",\n    {" : "\n    {", f);
 		json_field(f, "name", release_key(tr));
@@ -671,10 +631,10 @@ static void json_releases(FILE *f, const struct tally *t,
 		json_date(f, "first_date", dated ? rel->first_date : 0, dated);
 		fputs(", ", f);
 		json_date(f, "last_date", dated ? rel->last_date : 0, dated);
-		percent(share, sizeof(share), tr->lines, t->total_lines);
+		share = util_percent(tr->lines, t->total_lines, 2);
 		fprintf(f, ", \"commits\": %" PRIu64 ", \"lines\": %" PRIu64
 			", \"share\": %s, \"tags\": [",
-			rel ? rel->commits : 0, tr->lines, share);
+			rel ? rel->commits : 0, tr->lines, share.s);
 		for (size_t i = 0; rel && i < rel->ntags; i++) {
 			fputs(i ? ", {" : "{", f);
 			json_field(f, "name", rel->tags[i].name);
@@ -711,16 +671,16 @@ static void json_dirs(FILE *f, const struct tally *t)
 	fputs("  \"directories\": [", f);
 	for (size_t i = 0; i < t->ndirs; i++) {
 		const struct tally_dir *d = &t->dirs[i];
-		char share[32];
+		struct util_num share;
 
-		percent(share, sizeof(share),
-			first < 0 ? 0 : d->by_release[first], d->lines);
+		share = util_percent(first < 0 ? 0 : d->by_release[first],
+				     d->lines, 2);
 		fputs(i ? ",\n    {" : "\n    {", f);
 		json_field(f, "path", d->path);
 		fprintf(f, ", \"level\": %u, \"lines\": %" PRIu64
 			", \"files\": %zu, \"untouched_files\": %zu"
 			", \"first_share\": %s, \"releases\": ", d->level,
-			d->lines, d->nfiles, d->nuntouched, share);
+			d->lines, d->nfiles, d->nuntouched, share.s);
 		json_by_release(f, t, d->by_release);
 		putc('}', f);
 	}

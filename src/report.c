@@ -48,6 +48,7 @@
 
 #include "strata/data.h"
 #include "strata/error.h"
+#include "strata/util.h"
 #include "strata/marker.h"
 #include "strata/publish.h"
 
@@ -114,48 +115,6 @@ static int interrupted(void)
 
 /* ---- lists ---- */
 
-/* A growable, sortable list of strings. */
-struct strlist {
-	char **v;
-	size_t n, alloc;
-};
-
-static int strlist_push(struct strlist *l, const char *s)
-{
-	if (l->n == l->alloc) {
-		size_t alloc = l->alloc ? l->alloc * 2 : 16;
-		char **v = realloc(l->v, alloc * sizeof(*v));
-
-		if (!v)
-			return error_oom();
-		l->v = v;
-		l->alloc = alloc;
-	}
-	if (!(l->v[l->n] = strdup(s)))
-		return error_oom();
-	l->n++;
-	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void strlist_sort(struct strlist *l)
-{
-	if (l->n)
-		qsort(l->v, l->n, sizeof(*l->v), cmp_str);
-}
-
-static void strlist_release(struct strlist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
 static char *join(const char *a, const char *b)
 {
 	char *s;
@@ -174,7 +133,7 @@ static int open_dir_at(int fd, const char *name)
 }
 
 /* The names in an open directory, sorted (so walks are deterministic). */
-static int list_dir(struct strlist *out, int fd, const char *shown)
+static int list_dir(struct util_strlist *out, int fd, const char *shown)
 {
 	int dup_fd = dup(fd);
 	DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
@@ -192,21 +151,21 @@ static int list_dir(struct strlist *out, int fd, const char *shown)
 	while ((e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		if ((rc = strlist_push(out, e->d_name)) < 0)
+		if ((rc = util_strlist_push(out, e->d_name)) < 0)
 			break;
 	}
 	if (!rc && errno)
 		rc = error_set("unable to read '%s': %s", shown,
 			       strerror(errno));
 	closedir(d);
-	strlist_sort(out);
+	util_strlist_sort(out);
 	return rc;
 }
 
 /* Remove `name` under `fd` and all below it, never following a link. */
 static int remove_tree_at(int fd, const char *name, const char *shown)
 {
-	struct strlist names = {0};
+	struct util_strlist names = {0};
 	int sub, rc = 0;
 
 	sub = open_dir_at(fd, name);
@@ -230,7 +189,7 @@ static int remove_tree_at(int fd, const char *name, const char *shown)
 		free(child);
 	}
 	close(sub);
-	strlist_release(&names);
+	util_strlist_release(&names);
 	if (!rc && unlinkat(fd, name, AT_REMOVEDIR) && errno != ENOENT)
 		rc = error_set("unable to remove '%s': %s", shown,
 			       strerror(errno));
@@ -363,7 +322,7 @@ struct target {
 	char *dir;               /* the same without trailing '/': DIR/PATH */
 	int anc;                 /* deepest existing directory on DIR's path */
 	char *anc_path;          /* its path, for the modules that take one */
-	struct strlist missing;  /* directories to make in anc, for DIR */
+	struct util_strlist missing;  /* directories to make in anc, for DIR */
 	char *base;              /* DIR's name */
 	int fd;                  /* DIR, or -1 if it does not exist */
 	struct stat st;
@@ -371,7 +330,7 @@ struct target {
 	struct marker marker;
 	struct owned *owned;     /* sorted by path */
 	size_t nowned, owned_alloc;
-	struct strlist foreign;  /* whole entries, sorted */
+	struct util_strlist foreign;  /* whole entries, sorted */
 };
 
 static void target_forget(struct target *tg)
@@ -382,7 +341,7 @@ static void target_forget(struct target *tg)
 	free(tg->owned);
 	tg->owned = NULL;
 	tg->nowned = tg->owned_alloc = 0;
-	strlist_release(&tg->foreign);
+	util_strlist_release(&tg->foreign);
 }
 
 static void target_release(struct target *tg)
@@ -394,7 +353,7 @@ static void target_release(struct target *tg)
 	free(tg->anc_path);
 	free(tg->dir);
 	free(tg->base);
-	strlist_release(&tg->missing);
+	util_strlist_release(&tg->missing);
 	target_forget(tg);
 }
 
@@ -454,7 +413,7 @@ static int ancestor_step(struct target *tg, int *fd, const char *comp,
 	int sub;
 
 	if (tg->missing.n)
-		return strcmp(comp, "..") ? strlist_push(&tg->missing, comp) :
+		return strcmp(comp, "..") ? util_strlist_push(&tg->missing, comp) :
 		       error_set("unable to create '%.*s': '..' after a "
 				 "missing directory", shown, parent);
 	sub = openat(*fd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -471,7 +430,7 @@ static int ancestor_step(struct target *tg, int *fd, const char *comp,
 	if (!fstatat(*fd, comp, &st, AT_SYMLINK_NOFOLLOW))
 		return error_set("'%.*s' is a broken symbolic link", shown,
 				 parent);
-	return strlist_push(&tg->missing, comp);
+	return util_strlist_push(&tg->missing, comp);
 }
 
 /*
@@ -643,7 +602,7 @@ static int inspect_entry(struct target *tg, int fd, const char *name,
 static int inspect_dir(struct target *tg, int fd, const char *rel,
 		       int verify)
 {
-	struct strlist names = {0};
+	struct util_strlist names = {0};
 	char *shown = join(tg->dir, rel);
 	int rc;
 
@@ -664,7 +623,7 @@ static int inspect_dir(struct target *tg, int fd, const char *rel,
 		if (!rc && verify)
 			rc = interrupted();
 	}
-	strlist_release(&names);
+	util_strlist_release(&names);
 	free(shown);
 	return rc;
 }
@@ -687,7 +646,7 @@ static int inspect_entry(struct target *tg, int fd, const char *name,
 			key = NULL;
 			rc = error_oom();
 		} else if (!marker_find(&tg->marker, key)) {
-			rc = strlist_push(&tg->foreign, path);
+			rc = util_strlist_push(&tg->foreign, path);
 		} else if ((sub = open_dir_at(fd, name)) < 0) {
 			rc = error_set("unable to read '%s': %s", shown,
 				       strerror(errno));
@@ -706,7 +665,7 @@ static int inspect_entry(struct target *tg, int fd, const char *name,
 			ok = e != NULL;
 		if (!rc)
 			rc = ok ? owned_add(tg, path, &st) :
-			     strlist_push(&tg->foreign, path);
+			     util_strlist_push(&tg->foreign, path);
 	}
 	free(key);
 	free(shown);
@@ -730,7 +689,7 @@ static int target_inspect(struct target *tg, int force, int verify)
 				 MARKER_NAME, tg->marker.why);
 	if ((rc = inspect_dir(tg, tg->fd, "", verify)) < 0)
 		return rc;
-	strlist_sort(&tg->foreign);
+	util_strlist_sort(&tg->foreign);
 	if (tg->nowned)
 		qsort(tg->owned, tg->nowned, sizeof(*tg->owned), owned_cmp);
 	for (size_t i = 0; i < tg->foreign.n; i++)
@@ -793,7 +752,7 @@ static int stage_new(struct stage *s, const struct target *tg)
 static int list_written(struct marker *m, int fd, const char *rel,
 			const char *shown)
 {
-	struct strlist names = {0};
+	struct util_strlist names = {0};
 	int rc = list_dir(&names, fd, shown);
 
 	for (size_t i = 0; !rc && i < names.n; i++) {
@@ -829,7 +788,7 @@ static int list_written(struct marker *m, int fd, const char *rel,
 		free(child);
 		free(path);
 	}
-	strlist_release(&names);
+	util_strlist_release(&names);
 	return rc;
 }
 
@@ -1066,7 +1025,7 @@ static int swap_in(const struct target *tg, const struct stage *s,
 static void clear_old(const struct target *tg, int ofd, int nfd,
 		      const char *rel, size_t *kept)
 {
-	struct strlist names = {0};
+	struct util_strlist names = {0};
 
 	if (list_dir(&names, ofd, tg->given) < 0) {
 		++*kept;
@@ -1104,7 +1063,7 @@ static void clear_old(const struct target *tg, int ofd, int nfd,
 		free(key);
 		free(path);
 	}
-	strlist_release(&names);
+	util_strlist_release(&names);
 }
 
 static int remove_old(const struct target *tg, const char *old)
