@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "strata/error.h"
+#include "strata/util.h"
 #include "strata/odb.h"
 #include "strata/wildmatch.h"
 
@@ -44,7 +45,7 @@ struct frame {
 
 struct attr {
 	char **names;
-	size_t nnames, names_alloc;
+	size_t nnames, names_alloc, macro_alloc;
 	struct frame builtin;
 	struct frame *frames;    /* sorted by dir */
 	size_t nframes, frames_alloc;
@@ -92,20 +93,9 @@ static int intern(uint32_t *out, struct attr *a, const char *s, size_t len)
 		*out = (uint32_t)i;
 		return 0;
 	}
-	if (a->nnames == a->names_alloc) {
-		size_t na = a->names_alloc ? a->names_alloc * 2 : 16;
-		char **n = realloc(a->names, na * sizeof(*n));
-		const struct line **m;
-
-		if (!n)
-			return error_oom();
-		a->names = n;
-		m = realloc(a->macro, na * sizeof(*m));
-		if (!m)
-			return error_oom();
-		a->macro = m;
-		a->names_alloc = na;
-	}
+	if (UTIL_GROW(a->names, a->names_alloc, a->nnames + 1) < 0 ||
+	    UTIL_GROW(a->macro, a->macro_alloc, a->nnames + 1) < 0)
+		return STRATA_ENOMEM;
 	if (!(a->names[a->nnames] = strndup(s, len)))
 		return error_oom();
 	a->macro[a->nnames] = NULL;
@@ -317,15 +307,8 @@ fail:
 
 static int frame_add_line(struct frame *f, const struct line *l)
 {
-	if (f->n == f->alloc) {
-		size_t na = f->alloc ? f->alloc * 2 : 16;
-		struct line *p = realloc(f->lines, na * sizeof(*p));
-
-		if (!p)
-			return error_oom();
-		f->lines = p;
-		f->alloc = na;
-	}
+	if (UTIL_GROW(f->lines, f->alloc, f->n + 1) < 0)
+		return STRATA_ENOMEM;
 	f->lines[f->n++] = *l;
 	return 0;
 }
@@ -447,15 +430,8 @@ int attr_add_file(struct attr *a, const char *dir, const char *buf,
 		return 0;
 	at = frame_find(a, dir, dlen, &found);
 	if (!found) {
-		if (a->nframes == a->frames_alloc) {
-			size_t na = a->frames_alloc ? a->frames_alloc * 2 : 8;
-			struct frame *p = realloc(a->frames, na * sizeof(*p));
-
-			if (!p)
-				return error_oom();
-			a->frames = p;
-			a->frames_alloc = na;
-		}
+		if (UTIL_GROW(a->frames, a->frames_alloc, a->nframes + 1) < 0)
+			return STRATA_ENOMEM;
 		memmove(&a->frames[at + 1], &a->frames[at],
 			(a->nframes - at) * sizeof(*a->frames));
 		f = &a->frames[at];

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "strata/error.h"
+#include "strata/util.h"
 #include "strata/tally.h"
 
 int cohorts_parse_date(enum cohorts_date *out, const char *s)
@@ -44,15 +45,8 @@ static int builder_grow(struct builder *b)
 	size_t ns, i;
 	uint32_t *s;
 
-	if (v->n == b->alloc) {
-		size_t na = b->alloc ? 2 * b->alloc : 64;
-		void *p = realloc(v->v, na * sizeof(*v->v));
-
-		if (!p)
-			return error_oom();
-		v->v = p;
-		b->alloc = na;
-	}
+	if (UTIL_GROW(v->v, b->alloc, v->n + 1) < 0)
+		return STRATA_ENOMEM;
 	if (v->n + 1 <= b->nslots / 2)
 		return 0;
 	ns = b->nslots ? 2 * b->nslots : 256;

@@ -103,15 +103,8 @@ static int add_line(struct mailmap *m, char *s)
 		parse_pair(rest, &n2, &e2, 1);
 	if (!e1)
 		return 0;
-	if (m->nlines == m->alloc) {
-		size_t na = m->alloc ? 2 * m->alloc : 32;
-		void *p = realloc(m->lines, na * sizeof(*m->lines));
-
-		if (!p)
-			return error_oom();
-		m->lines = p;
-		m->alloc = na;
-	}
+	if (UTIL_GROW(m->lines, m->alloc, m->nlines + 1) < 0)
+		return STRATA_ENOMEM;
 	l = &m->lines[m->nlines];
 	memset(l, 0, sizeof(*l));
 	l->seq = m->nlines++;
@@ -474,15 +467,8 @@ static int org_line(struct orgmap *m, const char *path, size_t no, char *s)
 	if (!*org)
 		return error_set("'%s' line %zu: no organisation for '%s'",
 				 path, no, key);
-	if (m->n == m->alloc) {
-		size_t na = m->alloc ? 2 * m->alloc : 64;
-		void *p = realloc(m->v, na * sizeof(*m->v));
-
-		if (!p)
-			return error_oom();
-		m->v = p;
-		m->alloc = na;
-	}
+	if (UTIL_GROW(m->v, m->alloc, m->n + 1) < 0)
+		return STRATA_ENOMEM;
 	e = &m->v[m->n];
 	if (!(e->key = strdup(key)) || !(e->org = strdup(org))) {
 		free(e->key);

@@ -33,15 +33,8 @@ int marker_add(struct marker *m, const char *path, uint64_t size,
 {
 	struct marker_entry *e;
 
-	if (m->n == m->alloc) {
-		size_t alloc = m->alloc ? m->alloc * 2 : 64;
-		struct marker_entry *v = realloc(m->v, alloc * sizeof(*v));
-
-		if (!v)
-			return error_oom();
-		m->v = v;
-		m->alloc = alloc;
-	}
+	if (UTIL_GROW(m->v, m->alloc, m->n + 1) < 0)
+		return STRATA_ENOMEM;
 	e = &m->v[m->n];
 	memset(e, 0, sizeof(*e));
 	if (!(e->path = strdup(path)))

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "strata/error.h"
+#include "strata/util.h"
 #include "strata/odb.h"
 
 /*
@@ -320,15 +321,8 @@ static int push_tag(struct collector *c, const char *name, int64_t date,
 {
 	struct tag_entry *e;
 
-	if (c->n == c->alloc) {
-		size_t na = c->alloc ? 2 * c->alloc : 64;
-		struct tag_entry *nv = realloc(c->v, na * sizeof(*nv));
-
-		if (!nv)
-			return error_oom();
-		c->v = nv;
-		c->alloc = na;
-	}
+	if (UTIL_GROW(c->v, c->alloc, c->n + 1) < 0)
+		return STRATA_ENOMEM;
 	e = &c->v[c->n];
 	memset(e, 0, sizeof(*e));
 	e->name = strdup(name);
@@ -677,22 +671,6 @@ struct marker {
 	size_t nframes, aframes;
 };
 
-static int grow(void **v, size_t *alloc, size_t need, size_t size)
-{
-	size_t na = *alloc ? *alloc : 64;
-	void *p;
-
-	if (need <= *alloc)
-		return 0;
-	while (na < need)
-		na *= 2;
-	if (!(p = realloc(*v, na * size)))
-		return error_oom();
-	*v = p;
-	*alloc = na;
-	return 0;
-}
-
 static size_t off_slot(const git_oid *oid, size_t nslots)
 {
 	uint32_t x;
@@ -743,10 +721,8 @@ static int off_get(uint32_t *out, struct marker *m, const git_oid *oid)
 	if ((m->noff + 1 > m->nslots / 2 && (rc = off_rehash(m)) < 0) ||
 	    (rc = history_read_parents(&parents, &np, &time, m->repo, oid,
 				       m->h->first_parent)) < 0 ||
-	    (rc = grow((void **)&m->off, &m->aoff, m->noff + 1,
-		       sizeof(*m->off))) < 0 ||
-	    (rc = grow((void **)&m->pool, &m->apool, m->npool + np,
-		       sizeof(*m->pool))) < 0) {
+	    (rc = UTIL_GROW(m->off, m->aoff, m->noff + 1)) < 0 ||
+	    (rc = UTIL_GROW(m->pool, m->apool, m->npool + np)) < 0) {
 		free(parents);
 		return rc;
 	}
@@ -792,8 +768,7 @@ static void claim(struct marker *m, uint32_t i, uint32_t t)
 
 static int push_frame(struct marker *m, uint32_t node)
 {
-	int rc = grow((void **)&m->frames, &m->aframes, m->nframes + 1,
-		      sizeof(*m->frames));
+	int rc = UTIL_GROW(m->frames, m->aframes, m->nframes + 1);
 
 	if (rc < 0)
 		return rc;

@@ -360,15 +360,8 @@ static void target_release(struct target *tg)
 static int owned_add(struct target *tg, const char *path,
 		     const struct stat *st)
 {
-	if (tg->nowned == tg->owned_alloc) {
-		size_t alloc = tg->owned_alloc ? tg->owned_alloc * 2 : 64;
-		struct owned *v = realloc(tg->owned, alloc * sizeof(*v));
-
-		if (!v)
-			return error_oom();
-		tg->owned = v;
-		tg->owned_alloc = alloc;
-	}
+	if (UTIL_GROW(tg->owned, tg->owned_alloc, tg->nowned + 1) < 0)
+		return STRATA_ENOMEM;
 	if (!(tg->owned[tg->nowned].path = strdup(path)))
 		return error_oom();
 	tg->owned[tg->nowned++].st = *st;

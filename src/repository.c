@@ -86,17 +86,9 @@ static int load_shallow(struct repository *repo)
 			rc = error_set("malformed shallow file '%s'", path);
 			goto done;
 		}
-		if (repo->nshallow == alloc) {
-			size_t na = alloc ? alloc * 2 : 16;
-			git_oid *p = realloc(repo->shallow, na * sizeof(*p));
-
-			if (!p) {
-				rc = error_oom();
-				goto done;
-			}
-			repo->shallow = p;
-			alloc = na;
-		}
+		if ((rc = UTIL_GROW(repo->shallow, alloc,
+				    repo->nshallow + 1)) < 0)
+			goto done;
 		repo->shallow[repo->nshallow++] = oid;
 	}
 	qsort(repo->shallow, repo->nshallow, sizeof(git_oid), oid_cmp);
@@ -137,15 +129,8 @@ static int replace_cb(const char *name, void *payload)
 		return 0;
 	if (git_reference_name_to_id(&to, repo->git, name) < 0)
 		return 0;
-	if (repo->nreplace == w->alloc) {
-		size_t na = w->alloc ? w->alloc * 2 : 8;
-		void *p = realloc(repo->replace, na * sizeof(*repo->replace));
-
-		if (!p)
-			return (w->rc = error_oom());
-		repo->replace = p;
-		w->alloc = na;
-	}
+	if (UTIL_GROW(repo->replace, w->alloc, repo->nreplace + 1) < 0)
+		return (w->rc = STRATA_ENOMEM);
 	repo->replace[repo->nreplace].from = from;
 	repo->replace[repo->nreplace].to = to;
 	repo->nreplace++;
@@ -276,18 +261,9 @@ static int load_grafts(struct repository *repo)
 
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
-		if (repo->ngrafts == alloc) {
-			size_t na = alloc ? alloc * 2 : 8;
-			void *p = realloc(repo->grafts,
-					  na * sizeof(*repo->grafts));
-
-			if (!p) {
-				rc = error_oom();
-				goto done;
-			}
-			repo->grafts = p;
-			alloc = na;
-		}
+		if ((rc = UTIL_GROW(repo->grafts, alloc,
+				    repo->ngrafts + 1)) < 0)
+			goto done;
 		g = &repo->grafts[repo->ngrafts];
 		memset(g, 0, sizeof(*g));
 		for (tok = strtok_r(line, " \t\r\n", &save); tok;

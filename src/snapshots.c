@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "strata/error.h"
+#include "strata/util.h"
 
 /* More snapshots than this is an error (docs/history.md). */
 #define SNAPSHOTS_MAX 1000
@@ -212,24 +213,14 @@ static int choose_calendar(struct snapshots *s, size_t *alloc,
 	/* chain[n - 1] is the root; boundaries from after its date. */
 	for (rc = next_boundary(&b, h->commits[chain[n - 1]].time, when);
 	     rc == 0 && b <= end; rc = next_boundary(&b, b, when)) {
-		if (nb == balloc) {
-			size_t na = balloc ? balloc * 2 : 64;
-			int64_t *p;
-
-			if (nb >= SNAPSHOTS_MAX) {
-				rc = error_set("--history %s gives more than "
-					       "%d snapshots; choose a longer "
-					       "period", when_names[when],
-					       SNAPSHOTS_MAX);
-				goto done;
-			}
-			if (!(p = realloc(bounds, na * sizeof(*p)))) {
-				rc = error_oom();
-				goto done;
-			}
-			bounds = p;
-			balloc = na;
+		if (nb >= SNAPSHOTS_MAX) {
+			rc = error_set("--history %s gives more than %d "
+				       "snapshots; choose a longer period",
+				       when_names[when], SNAPSHOTS_MAX);
+			goto done;
 		}
+		if ((rc = UTIL_GROW(bounds, balloc, nb + 1)) < 0)
+			goto done;
 		bounds[nb++] = b;
 	}
 	rc = 0;
@@ -385,15 +376,8 @@ static int name_id(uint32_t *out, struct snapshots_state *st, const char *p,
 		}
 		k = (k + 1) & (st->nname_slots - 1);
 	}
-	if (st->nnames == st->names_alloc) {
-		size_t na = st->names_alloc ? st->names_alloc * 2 : 64;
-		char **v = realloc(st->names, na * sizeof(*v));
-
-		if (!v)
-			return error_oom();
-		st->names = v;
-		st->names_alloc = na;
-	}
+	if (UTIL_GROW(st->names, st->names_alloc, st->nnames + 1) < 0)
+		return STRATA_ENOMEM;
 	if (!(st->names[st->nnames] = strndup(p, len)))
 		return error_oom();
 	st->name_slots[k] = (uint32_t)++st->nnames;
@@ -450,15 +434,8 @@ static int pair_id(uint32_t *out, struct snapshots_state *st,
 		}
 		k = (k + 1) & (st->npair_slots - 1);
 	}
-	if (st->npairs == st->pairs_alloc) {
-		size_t na = st->pairs_alloc ? st->pairs_alloc * 2 : 256;
-		struct pair *v = realloc(st->pairs, na * sizeof(*v));
-
-		if (!v)
-			return error_oom();
-		st->pairs = v;
-		st->pairs_alloc = na;
-	}
+	if (UTIL_GROW(st->pairs, st->pairs_alloc, st->npairs + 1) < 0)
+		return STRATA_ENOMEM;
 	st->pairs[st->npairs] = (struct pair){ snapshot, subsystem };
 	st->pair_slots[k] = (uint32_t)++st->npairs;
 	*out = (uint32_t)st->npairs - 1;
