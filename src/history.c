@@ -65,7 +65,7 @@ static void insert(uint32_t *slots, size_t nslots, const git_oid *oid,
 struct idents {
 	struct history_ident *v;
 	char **key;                 /* the ident's bytes, NUL-ended */
-	size_t n, alloc;
+	size_t n, alloc, key_alloc;
 	uint32_t *slots;            /* index + 1; 0 is empty */
 	size_t nslots;
 };
@@ -122,18 +122,9 @@ static int idents_grow(struct idents *I)
 	size_t ns = I->nslots ? I->nslots * 2 : 256, i;
 	uint32_t *s;
 
-	if (I->n == I->alloc) {
-		size_t na = I->alloc ? I->alloc * 2 : 64;
-		void *v = realloc(I->v, na * sizeof(*I->v));
-		void *k = v ? realloc(I->key, na * sizeof(*I->key)) : NULL;
-
-		if (v)
-			I->v = v;
-		if (!k)
-			return error_oom();
-		I->key = k;
-		I->alloc = na;
-	}
+	if (UTIL_GROW(I->v, I->alloc, I->n + 1) < 0 ||
+	    UTIL_GROW(I->key, I->key_alloc, I->n + 1) < 0)
+		return STRATA_ENOMEM;
 	if (I->n + 1 <= I->nslots / 2)
 		return 0;
 	if (!(s = calloc(ns, sizeof(*s))))

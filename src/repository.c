@@ -247,7 +247,7 @@ static int load_grafts(struct repository *repo)
 {
 	const char *gitdir = git_repository_commondir(repo->git);
 	char *path = NULL, *line = NULL;
-	size_t cap = 0, alloc = 0;
+	size_t cap = 0, alloc = 0, palloc = 0;
 	FILE *f = NULL;
 	int rc = 0;
 
@@ -266,9 +266,10 @@ static int load_grafts(struct repository *repo)
 			goto done;
 		g = &repo->grafts[repo->ngrafts];
 		memset(g, 0, sizeof(*g));
+		palloc = 0;
 		for (tok = strtok_r(line, " \t\r\n", &save); tok;
 		     tok = strtok_r(NULL, " \t\r\n", &save)) {
-			git_oid oid, *p;
+			git_oid oid;
 
 			if (strlen(tok) != GIT_OID_HEXSZ ||
 			    git_oid_fromstr(&oid, tok) < 0) {
@@ -280,13 +281,11 @@ static int load_grafts(struct repository *repo)
 				g->commit = oid;
 				continue;
 			}
-			if (!(p = realloc(g->parents, (g->nparents + 1) *
-					  sizeof(*g->parents)))) {
+			if ((rc = UTIL_GROW(g->parents, palloc,
+					    g->nparents + 1)) < 0) {
 				free(g->parents);
-				rc = error_oom();
 				goto done;
 			}
-			g->parents = p;
 			g->parents[g->nparents++] = oid;
 		}
 		repo->ngrafts++;

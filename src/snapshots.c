@@ -107,14 +107,8 @@ static int add_snapshot(struct snapshots *s, size_t *alloc, const char *name,
 {
 	struct snapshot *p;
 
-	if (s->n == *alloc) {
-		size_t na = *alloc ? *alloc * 2 : 32;
-
-		if (!(p = realloc(s->list, na * sizeof(*p))))
-			return error_oom();
-		s->list = p;
-		*alloc = na;
-	}
+	if (UTIL_GROW(s->list, *alloc, s->n + 1) < 0)
+		return STRATA_ENOMEM;
 	p = &s->list[s->n];
 	memset(p, 0, sizeof(*p));
 	p->date = date;
