@@ -18,32 +18,41 @@ int filter_glob_check(const char *pat, const char *opt)
 	return 0;
 }
 
+/* One candidate of filter_glob_path(): the file, or a directory above it. */
+static int glob_at(const char *glob, size_t glen, int anchored,
+		   const char *path, size_t len)
+{
+	const char *base = path + len;
+
+	if (anchored)
+		return wildmatch(glob, glen, path, len, WILDMATCH_PATHNAME);
+	while (base > path && base[-1] != '/')
+		base--;
+	return wildmatch(glob, glen, base, (size_t)(path + len - base),
+			 WILDMATCH_PATHNAME);
+}
+
 int filter_glob_path(const char *glob, const char *path)
 {
 	size_t glen = strlen(glob), plen = strlen(path);
-	const char *p, *end = path + plen;
+	int dir_only = 0, anchored;
+	const char *p;
 
-	if (!memchr(glob, '/', glen)) {
-		const char *base = strrchr(path, '/');
-
-		base = base ? base + 1 : path;
-		if (wildmatch(glob, glen, base, (size_t)(end - base),
-				      0))
-			return 1;
-		/* A bare directory name matches anywhere on the path. */
-		for (p = path; p < base; p += strcspn(p, "/") + 1)
-			if (wildmatch(glob, glen, p, strcspn(p, "/"),
-					      0))
-				return 1;
-		return 0;
-	}
-	if (wildmatch(glob, glen, path, plen, 0))
-		return 1;
-	/* "dir/" or "dir/sub": everything under it. */
-	if (glob[glen - 1] == '/')
+	if (glen > 1 && glob[glen - 1] == '/') {
+		dir_only = 1;
 		glen--;
+	}
+	/* A '/' at the start or in the middle anchors it to the root. */
+	anchored = memchr(glob, '/', glen) != NULL;
+	if (glob[0] == '/') {
+		glob++;
+		glen--;
+	}
+	if (!dir_only && glob_at(glob, glen, anchored, path, plen))
+		return 1;
+	/* A directory that matches takes everything under it. */
 	for (p = strchr(path, '/'); p; p = strchr(p + 1, '/'))
-		if (wildmatch(glob, glen, path, (size_t)(p - path), 0))
+		if (glob_at(glob, glen, anchored, path, (size_t)(p - path)))
 			return 1;
 	return 0;
 }

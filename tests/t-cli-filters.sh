@@ -169,8 +169,40 @@ passed_over_differs() {
 		"$STRATA" blame pc
 }
 
+# --include and --exclude take a glob as .gitignore takes a pattern: the
+# files a glob keeps are those `git check-ignore --no-index` says the
+# same pattern ignores ('**/diff.c' matched only builtin/diff.c, '/x'
+# matched nothing, '*' crossed '/').
+globs_as_gitignore() {
+	repo_new r
+	local f g
+	for f in diff.c builtin/diff.c a/b/c.txt a/c.txt a/b/d/c.txt \
+		src/x.c src/lib/y.c lib/src/z.c test/t.sh a/test/u.sh \
+		docs/test.md src.c; do
+		put "$f" "$f"
+	done
+	commit "files"
+	git ls-files >all
+	for g in '**/diff.c' /diff.c diff.c 'src/*.c' '/src' src 'a/**/c.txt' \
+		'a/**' 'test/' '*.c' '/*.c' '*/c.txt' 'a/*' '**/test' \
+		'b/' 'src/' '[ab]/*' 'lib/**/z.c' '*'; do
+		printf '%s\n' "$g" >.git/info/exclude-test
+		git -c core.excludesFile=.git/info/exclude-test \
+			check-ignore --no-index --stdin <all >want || true
+		"$STRATA" blame . --include "$g" | cut -f4 | sort -u >got
+		sort want | diff - got >d ||
+			{ echo "--include '$g':"; cat d; return 1; }
+		# (Every file left out is an error of its own: t-cli-options.)
+		[ "$(wc -l <want)" = "$(wc -l <all)" ] && continue
+		"$STRATA" blame . --exclude "$g" | cut -f4 | sort -u >got
+		sort want | comm -23 <(sort all) - | diff - got >d ||
+			{ echo "--exclude '$g':"; cat d; return 1; }
+	done
+}
+
 run_case never_read never_read
 run_case kept_parity kept_parity
 run_case partial_clone partial_clone
 run_case passed_over_differs passed_over_differs
+run_case globs_as_gitignore globs_as_gitignore
 finish

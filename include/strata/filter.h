@@ -19,10 +19,13 @@ struct attr;
 int filter_glob_check(const char *pat, const char *opt);
 
 /*
- * The --include/--exclude rule for one glob: without '/', it matches the
- * path's base name or any directory name on it; with '/', the whole path
- * or a leading run of its directories (a trailing '/' in the glob then
- * means "this directory").
+ * The --include/--exclude rule for one glob, .gitignore's: a glob with
+ * '/' at its start or in its middle is matched against the whole path
+ * from the root (a leading '/' only anchors it), one without against the
+ * base name at any depth; `*`, `?` and brackets never match '/', and
+ * `**` then '/' matches any number of directories, none too. A
+ * trailing '/' matches directories only, and a directory that matches
+ * takes every file under it.
  */
 int filter_glob_path(const char *glob, const char *path);
 

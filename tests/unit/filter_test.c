@@ -165,8 +165,22 @@ static void path_cases(void)
 		{ "drivers/net", "drivers/network/a.c", 0 },
 		{ "drivers/*/", "drivers/net/a.c", 1 },
 		{ "drivers/*/", "drivers/a.c", 0 },
-		{ "src/*.c", "src/a/b.c", 1 },
-		{ "/src", "src/a.c", 0 },
+		/* .gitignore's rules, as git check-ignore gives them. */
+		{ "src/*.c", "src/a/b.c", 0 },
+		{ "src/*.c", "src/b.c", 1 },
+		{ "/src", "src/a.c", 1 },
+		{ "/src", "a/src/b.c", 0 },
+		{ "/diff.c", "diff.c", 1 },
+		{ "/diff.c", "builtin/diff.c", 0 },
+		{ "**/diff.c", "diff.c", 1 },
+		{ "**/diff.c", "builtin/diff.c", 1 },
+		{ "**/diff.c", "a/b/diff.c", 1 },
+		{ "a/**/c.txt", "a/c.txt", 1 },
+		{ "a/**/c.txt", "a/b/d/c.txt", 1 },
+		{ "a/**", "a/b/c.txt", 1 },
+		{ "test/", "a/test/x.c", 1 },
+		{ "test/", "a/test", 0 },
+		{ "x.c/", "a/x.c", 0 },
 	};
 	size_t i;
 
