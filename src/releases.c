@@ -282,6 +282,46 @@ static int namer_name(char **out, const struct namer *nm, const char *tag)
 	return *out ? 0 : error_oom();
 }
 
+/*
+ * The release a tag belongs to: its --group name when that matches,
+ * else its version: its name less a pre-release suffix and less
+ * trailing zero components and less a leading 'v' ("7.0.0", "7.0" and
+ * "7.0-rc1" are all "7", "v5.2.0" is "5.2"), so that one version is one release however its
+ * tags spell it. The release is shown by its standing tag's name
+ * (releases_name()).
+ */
+static int namer_key(char **out, const struct namer *nm, const char *tag)
+{
+	regmatch_t m[10];
+	size_t n;
+	char *k;
+	int rc;
+
+	if (nm->has_group && match_whole(&nm->group, tag, m, 10) &&
+	    m[1].rm_so >= 0 && m[1].rm_eo > m[1].rm_so)
+		return namer_name(out, nm, tag);
+	if ((rc = namer_name(out, nm, tag)) < 0)
+		return rc;
+	k = *out;
+	n = strlen(k);
+	for (;;) {
+		size_t z = n;
+
+		while (z > 0 && k[z - 1] == '0')
+			z--;
+		/* "[0-9][._]0+" at the end: drop the separator and zeros. */
+		if (z == n || z < 2 || (k[z - 1] != '.' && k[z - 1] != '_') ||
+		    k[z - 2] < '0' || k[z - 2] > '9')
+			break;
+		n = z - 1;
+	}
+	k[n] = '\0';
+	/* "v2.0.0" and "2.0.0" are one version too. */
+	if ((k[0] == 'v' || k[0] == 'V') && k[1] >= '0' && k[1] <= '9')
+		memmove(k, k + 1, n);
+	return 0;
+}
+
 int releases_check_options(const struct releases_options *opts)
 {
 	const char *tags = opts && opts->tags_ere ? opts->tags_ere
@@ -1019,8 +1059,27 @@ static int collect_tags(struct collector *c, const struct namer *nm)
 	if (c->n)
 		qsort(c->v, c->n, sizeof(*c->v), cmp_tag);
 	for (size_t i = 0; i < c->n; i++)
-		if ((rc = namer_name(&c->v[i].release, nm, c->v[i].name)) < 0)
+		if ((rc = namer_key(&c->v[i].release, nm, c->v[i].name)) < 0)
 			return rc;
+	return 0;
+}
+
+/* Each release named as its standing tag names it (namer_key()). */
+static int name_releases(struct releases *r, const struct namer *nm)
+{
+	int rc;
+
+	for (size_t i = 0; i < r->n; i++) {
+		struct release *rel = &r->list[i];
+		char *name;
+
+		if (rel->unreleased || !rel->standing)
+			continue;
+		if ((rc = namer_name(&name, nm, rel->standing->name)) < 0)
+			return rc;
+		free(rel->name);
+		rel->name = name;
+	}
 	return 0;
 }
 
@@ -1083,7 +1142,8 @@ int releases_compute(struct releases **out, struct repository *repo,
 		rc = error_oom();
 		goto done;
 	}
-	if ((rc = map_commits(r, &c)) < 0)
+	if ((rc = map_commits(r, &c)) < 0 ||
+	    (rc = name_releases(r, &nm)) < 0)
 		goto done;
 	*out = r;
 	r = NULL;

@@ -172,6 +172,51 @@ c6 unreleased
 EOF
 map a HEAD --tags 'v[0-9.]+' | expect "A: --tags without rc"
 
+# --- A2: one version, one release, however its tags spell it ------------
+# redis tags 7.0-rc1 .. 7.0-rc3, then 7.0.0, and 2.0.0 beside v2.0.0;
+# Lua v5.2 then v5.2.0. Equal versions once trailing zero components and
+# a leading v are dropped, and the
+# pre-releases before them, are one release named by its standing tag.
+newrepo a2
+commit r1 1000
+atag 7.0-rc1 1100
+commit r2 2000
+atag 7.0-rc2 2100
+commit r3 3000
+atag 7.0.0 3100
+commit r4 4000
+atag 7.0.1 4100
+commit r5 5000
+ltag v5.2
+commit r6 6000
+ltag v5.2.0
+commit r7 7000
+ltag 7.10
+commit r8 8000
+ltag 7.1.0
+commit r9 9000
+ltag 2.0.0
+ltag v2.0.0
+cat >"$tmp/want" <<'EOF'
+release 7.0.0 1100 3100 3 7.0-rc1:1100,7.0-rc2:2100,7.0.0:3100
+release 7.0.1 4100 4100 1 7.0.1:4100
+release v5.2 5000 6000 2 v5.2:5000,v5.2.0:6000
+release 7.10 7000 7000 1 7.10:7000
+release 7.1.0 8000 8000 1 7.1.0:8000
+release 2.0.0 9000 9000 1 2.0.0:9000,v2.0.0:9000
+skipped 0
+r1 7.0.0
+r2 7.0.0
+r3 7.0.0
+r4 7.0.1
+r5 v5.2
+r6 v5.2
+r7 7.10
+r8 7.1.0
+r9 2.0.0
+EOF
+map a2 HEAD | expect "A2: one version, one release"
+
 # --- B: a tag on a side branch merged later, and --first-parent ----------
 newrepo b
 commit m1 1000
@@ -264,15 +309,14 @@ GIT_COMMITTER_DATE="@9000 +0000" git tag -a -m outer 1.0 inner 2>/dev/null
 obj=$(printf 'object %s\ntype commit\ntag 1.1\n\nno tagger\n' \
 	"$(git rev-parse HEAD)" | git hash-object -t tag -w --stdin --literally)
 git update-ref refs/tags/1.1 "$obj"
-# two lightweight tags on one commit: by name
+# two lightweight tags on one commit: by name (one version: one release)
 commit c3 5000
 ltag v1.2
 ltag 1.2
 cat >"$tmp/want" <<'EOF'
 release 1.0 2000 2000 1 1.0:2000
 release 1.1 3000 3000 1 1.1:3000
-release 1.2 5000 5000 1 1.2:5000
-release v1.2 5000 5000 0 v1.2:5000
+release 1.2 5000 5000 1 1.2:5000,v1.2:5000
 skipped 2
 c1 1.0
 c2 1.1
