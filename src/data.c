@@ -505,21 +505,22 @@ static int write_survival_csv(const char *dir, const struct tally *t,
 
 	if (rc)
 		return rc;
-	fputs("release,snapshot,date,lines,share" EOL, o.f);
+	fputs("release,snapshot,date,lines,share,arrived" EOL, o.f);
 	for (size_t r = 0; r < t->nreleases; r++) {
 		size_t b = s->survival[r].base;
 
 		for (size_t k = b; b != SNAPSHOT_NONE && k < s->n; k++) {
 			char date[40];
 			struct util_num share;
-			uint64_t n = s->list[k].by_release[r];
+			uint64_t n = snapshots_survived(s, r, k);
 
 			iso_date(date, sizeof(date), s->list[k].date);
 			share = util_percent(n, s->list[b].by_release[r], 2);
 			data_csv_field(o.f, release_key(&t->releases[r]));
 			putc(',', o.f);
 			data_csv_field(o.f, s->list[k].name);
-			fprintf(o.f, ",%s,%" PRIu64 ",%s" EOL, date, n, share.s);
+			fprintf(o.f, ",%s,%" PRIu64 ",%s,%" PRIu64 EOL, date, n,
+				share.s, s->list[k].by_release[r] - n);
 		}
 	}
 	return out_close(&o, 0);

@@ -49,6 +49,23 @@ struct cell {
 	uint64_t lines;            /* 0: the slot is empty */
 };
 
+/* A commit's lines at one snapshot, in a hash table; lines 0: empty. */
+struct kept {
+	uint32_t snapshot, commit;
+	uint64_t lines;
+};
+
+static int kept_commit_cmp(const void *a, const void *b)
+{
+	const struct kept *x = a, *y = b;
+
+	if (x->commit != y->commit)
+		return x->commit < y->commit ? -1 : 1;
+	if (x->snapshot != y->snapshot)
+		return x->snapshot < y->snapshot ? -1 : 1;
+	return 0;
+}
+
 /* A snapshot and a subsystem where some file stands: a key of the engine. */
 struct pair {
 	uint32_t snapshot, subsystem;
@@ -77,6 +94,14 @@ struct snapshots_state {
 	uint64_t *dense;           /* [pair][release], or NULL */
 	struct cell *cells;
 	size_t ncells, cells_alloc; /* used, slots (a power of two) */
+	/*
+	 * Survival: the lines of each commit at each snapshot from its
+	 * release's base on (diff threads, under lock), and per release
+	 * the first snapshot that can be its base.
+	 */
+	struct kept *kept;
+	size_t nkept, kept_alloc;  /* used, slots (a power of two) */
+	size_t *first_base;        /* per release; s->n for none */
 };
 
 static const char *const when_names[] = {
@@ -247,11 +272,38 @@ done:
 	return rc;
 }
 
+/*
+ * Per release, the first snapshot that may be its base (survival_base()):
+ * dated at or after its standing tag; s->n for the unreleased bucket.
+ * Commits are counted for survival from there on only.
+ */
+static int first_bases(struct snapshots *s, const struct releases *rel)
+{
+	size_t *f = malloc(util_mul(rel->n ? rel->n : 1, sizeof(*f)));
+
+	if (!f)
+		return error_oom();
+	for (size_t r = 0; r < rel->n; r++) {
+		const struct release_tag *t = rel->list[r].standing;
+		size_t k = 0;
+
+		if (rel->list[r].unreleased || !t)
+			k = s->n;
+		while (k < s->n && s->list[k].date < t->date &&
+		       s->list[k].release != r)
+			k++;
+		f[r] = k;
+	}
+	s->state->first_base = f;
+	return 0;
+}
+
 static int state_new(struct snapshots *s, const struct history *h,
 		     const struct releases *rel, snapshots_filter_fn keep,
 		     void *keep_payload)
 {
 	struct snapshots_state *st = calloc(1, sizeof(*st));
+	int rc;
 
 	if (!st)
 		return error_oom();
@@ -265,6 +317,8 @@ static int state_new(struct snapshots *s, const struct history *h,
 	s->survival = calloc(rel->n ? rel->n : 1, sizeof(*s->survival));
 	if (!st->commits || !s->survival)
 		return error_oom();
+	if ((rc = first_bases(s, rel)) < 0)
+		return rc;
 	for (size_t k = 0; k < s->n; k++) {
 		st->commits[k] = s->list[k].commit;
 		git_oid_cpy(&s->list[k].oid, &h->commits[s->list[k].commit].oid);
@@ -574,25 +628,131 @@ static int histogram(struct share **out, size_t *nout,
 	return 0;
 }
 
+/* The version's lines by commit, in commit order, each commit once. */
+static int commit_counts(struct kept **out, size_t *nout,
+			 const uint32_t *lines, uint32_t nlines)
+{
+	struct kept *v = malloc(util_mul(nlines ? nlines : 1, sizeof(*v)));
+	size_t n = 0, k = 0;
+	uint32_t x = 0;
+
+	if (!v)
+		return error_oom();
+	while (x < nlines) {
+		uint32_t e = x + 1;
+
+		while (e < nlines && lines[e] == lines[x])
+			e++;
+		v[n++] = (struct kept){ 0, lines[x], e - x };
+		x = e;
+	}
+	qsort(v, n, sizeof(*v), kept_commit_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (k && v[k - 1].commit == v[i].commit)
+			v[k - 1].lines += v[i].lines;
+		else
+			v[k++] = v[i];
+	}
+	*out = v;
+	*nout = k;
+	return 0;
+}
+
+static size_t kept_slot(uint32_t snapshot, uint32_t commit, size_t n)
+{
+	uint64_t x = ((uint64_t)snapshot << 32 | commit) *
+		     0x9e3779b97f4a7c15ull;
+
+	return (size_t)(x >> 32) & (n - 1);
+}
+
+static int kept_grow(struct snapshots_state *st)
+{
+	size_t na = st->kept_alloc ? st->kept_alloc * 2 : 4096;
+	struct kept *old = st->kept, *c;
+
+	if (!(c = calloc(na, sizeof(*c))))
+		return error_oom();
+	for (size_t i = 0; i < st->kept_alloc; i++) {
+		size_t k;
+
+		if (!old[i].lines)
+			continue;
+		k = kept_slot(old[i].snapshot, old[i].commit, na);
+		while (c[k].lines)
+			k = (k + 1) & (na - 1);
+		c[k] = old[i];
+	}
+	free(old);
+	st->kept = c;
+	st->kept_alloc = na;
+	return 0;
+}
+
+/* Under st->lock; lines > 0. */
+static int kept_add(struct snapshots_state *st, uint32_t snapshot,
+		    uint32_t commit, uint64_t lines)
+{
+	size_t k;
+	int rc;
+
+	if (2 * (st->nkept + 1) > st->kept_alloc &&
+	    (rc = kept_grow(st)) < 0)
+		return rc;
+	k = kept_slot(snapshot, commit, st->kept_alloc);
+	while (st->kept[k].lines && (st->kept[k].snapshot != snapshot ||
+				     st->kept[k].commit != commit))
+		k = (k + 1) & (st->kept_alloc - 1);
+	if (!st->kept[k].lines) {
+		st->kept[k] = (struct kept){ snapshot, commit, 0 };
+		st->nkept++;
+	}
+	st->kept[k].lines += lines;
+	return 0;
+}
+
+/* Under st->lock: the version's commits at one snapshot, for survival. */
+static int kept_place(struct snapshots_state *st, uint32_t snapshot,
+		      const struct kept *c, size_t nc)
+{
+	int rc = 0;
+
+	for (size_t j = 0; j < nc && rc == 0; j++) {
+		uint32_t r = st->rel->of_commit[c[j].commit];
+
+		if (snapshot >= st->first_base[r])
+			rc = kept_add(st, snapshot, c[j].commit, c[j].lines);
+	}
+	return rc;
+}
+
 static int snapshot_lines(const uint32_t *lines, uint32_t nlines,
 			  const struct blame_snapshot_file *at, size_t nat,
 			  void *payload)
 {
 	struct snapshots_state *st = payload;
 	struct share *v = NULL;
-	size_t n = 0, i, j;
+	struct kept *c = NULL;
+	size_t n = 0, nc = 0, i, j;
 	int rc;
 
-	if ((rc = histogram(&v, &n, st->rel, lines, nlines)) < 0)
-		return rc;
+	if ((rc = histogram(&v, &n, st->rel, lines, nlines)) < 0 ||
+	    (rc = commit_counts(&c, &nc, lines, nlines)) < 0)
+		goto done;
 	pthread_mutex_lock(&st->lock);
 	if (!st->counting)
 		rc = counting_start(st);
-	for (i = 0; i < nat && rc == 0; i++)
+	for (i = 0; i < nat && rc == 0; i++) {
 		for (j = 0; j < n && rc == 0; j++)
 			rc = cell_add(st, at[i].key, v[j].release, v[j].lines);
+		if (rc == 0)
+			rc = kept_place(st, st->pairs[at[i].key].snapshot, c,
+					nc);
+	}
 	pthread_mutex_unlock(&st->lock);
+done:
 	free(v);
+	free(c);
 	return rc;
 }
 
@@ -700,7 +860,61 @@ double snapshots_share(const struct snapshots *s, size_t r, size_t k)
 	if (b == SNAPSHOT_NONE)
 		return -1;
 	base = s->list[b].by_release[r];
-	return 100.0 * (double)s->list[k].by_release[r] / (double)base;
+	return 100.0 * (double)snapshots_survived(s, r, k) / (double)base;
+}
+
+uint64_t snapshots_survived(const struct snapshots *s, size_t r, size_t k)
+{
+	size_t b = s->survival[r].base;
+
+	if (b == SNAPSHOT_NONE || k < b)
+		return 0;
+	return s->survived[r * s->n + k];
+}
+
+/*
+ * survived[r][k]: for each commit of release r, the lesser of its lines
+ * at r's base and at snapshot k, summed. Lines that blame moves into r
+ * after its base (a merged side history, a commit re-attributed) are
+ * never counted as survivors, so the share cannot pass 100%.
+ */
+static int survived_sum(struct snapshots *s)
+{
+	struct snapshots_state *st = s->state;
+	const struct releases *rel = st->rel;
+	struct kept *v;
+	size_t n = 0, i = 0;
+
+	s->survived = calloc(util_mul(s->nreleases ? s->nreleases : 1,
+				      s->n), sizeof(*s->survived));
+	v = malloc(util_mul(st->nkept ? st->nkept : 1, sizeof(*v)));
+	if (!s->survived || !v) {
+		free(v);
+		return error_oom();
+	}
+	for (size_t k = 0; k < st->kept_alloc; k++)
+		if (st->kept[k].lines)
+			v[n++] = st->kept[k];
+	qsort(v, n, sizeof(*v), kept_commit_cmp);
+	while (i < n) {
+		size_t e = i, r = rel->of_commit[v[i].commit];
+		size_t b = s->survival[r].base;
+		uint64_t at_base = 0;
+
+		while (e < n && v[e].commit == v[i].commit)
+			e++;
+		for (size_t j = i; j < e; j++)
+			if (v[j].snapshot == b)
+				at_base = v[j].lines;
+		for (size_t j = i; at_base && j < e; j++)
+			if (v[j].snapshot >= b)
+				s->survived[r * s->n + v[j].snapshot] +=
+					v[j].lines < at_base ? v[j].lines :
+							       at_base;
+		i = e;
+	}
+	free(v);
+	return 0;
 }
 
 /*
@@ -761,11 +975,13 @@ int snapshots_finish(struct snapshots *s)
 	free(rank);
 	if (rc < 0)
 		return rc;
-	for (size_t r = 0; r < s->nreleases; r++) {
+	for (size_t r = 0; r < s->nreleases; r++)
 		s->survival[r].base = survival_base(s, s->state->rel, r);
+	if ((rc = survived_sum(s)) < 0)
+		return rc;
+	for (size_t r = 0; r < s->nreleases; r++)
 		if (s->survival[r].base != SNAPSHOT_NONE)
 			half_life(s, r);
-	}
 	return 0;
 }
 
@@ -781,6 +997,8 @@ static void state_free(struct snapshots_state *st)
 	free(st->pair_slots);
 	free(st->dense);
 	free(st->cells);
+	free(st->kept);
+	free(st->first_base);
 	free(st->commits);
 	pthread_mutex_destroy(&st->lock);
 	free(st);
@@ -800,6 +1018,7 @@ void snapshots_free(struct snapshots *s)
 	free(s->list);
 	free(s->rows);
 	free(s->survival);
+	free(s->survived);
 	state_free(s->state);
 	free(s);
 }

@@ -10,8 +10,10 @@ mapped to a release the way docs/releases.md says (the earliest-dated
 matching tag that contains it, among the tags the report's REV contains
 and, with --tag-scope dated, every other tag dated no later than REV;
 release names with the default rule), and the counts must equal the rows
-of history.csv and history-subsystems.csv. survival.csv and the
-half-lives in report.json are then recomputed from those counts.
+of history.csv and history-subsystems.csv. survival.csv (per commit of a
+release, the lesser of its lines at the release's base and at the later
+snapshot) and the half-lives in report.json are then recomputed from
+those counts.
 
 Tags are assumed to match the default --tags expression (the tests use
 plain version tags). Prints what differs and exits 1, or prints a summary.
@@ -39,6 +41,13 @@ def release_name(tag):
     return m.group(1) if m else tag
 
 
+def version_key(tag):
+    """docs/releases.md: less a pre-release suffix, trailing zero
+    components and a leading v, one version is one release."""
+    k = re.sub(r"(?<=[0-9])([._]0+)+$", "", release_name(tag))
+    return k[1:] if re.match(r"^[vV][0-9]", k) else k
+
+
 def release_map(repo, rev, first_parent, scope):
     """commit -> release name. The tags that count: those REV contains,
     and with scope "dated" every other tag dated no later than REV."""
@@ -55,11 +64,23 @@ def release_map(repo, rev, first_parent, scope):
                                  int(date) <= rev_date):
             tags.append((int(date), name, commit))
     tags.sort()
+    # Each version's name: its standing tag's (the first without a
+    # pre-release suffix, else the latest).
+    shown = {}
+    for date, name, commit in tags:
+        key = version_key(name)
+        if release_name(name) == name and key not in shown:
+            shown[key] = name
+    for date, name, commit in tags:
+        shown.setdefault(version_key(name), None)
+    for date, name, commit in reversed(tags):
+        if shown[version_key(name)] is None:
+            shown[version_key(name)] = name
     of = {}
     for date, name, commit in tags:
         for c in git(repo, "rev-list", *fp, commit).split():
             if c in history:
-                of.setdefault(c, release_name(name))
+                of.setdefault(c, release_name(shown[version_key(name)]))
     return of
 
 
@@ -80,7 +101,7 @@ def text_files(repo, commit):
 
 
 def blame_counts(repo, commit, opts, of):
-    by_release, by_sub = Counter(), Counter()
+    by_release, by_sub, by_commit = Counter(), Counter(), Counter()
     for path in text_files(repo, commit):
         out = git(repo, "blame", "--porcelain", *opts, commit, "--", path)
         sub = path.split("/", 1)[0] if "/" in path else "."
@@ -90,7 +111,8 @@ def blame_counts(repo, commit, opts, of):
                 rel = of.get(m.group(1), "")
                 by_release[rel] += 1
                 by_sub[(sub, rel)] += 1
-    return by_release, by_sub
+                by_commit[m.group(1)] += 1
+    return by_release, by_sub, by_commit
 
 
 def read_csv(path):
@@ -109,11 +131,18 @@ def epoch(iso):
         tzinfo=datetime.timezone.utc).timestamp()
 
 
-def half_life(counts, names, dates, rel, base):
+def survivors(commits, names, of, rel, base, k):
+    """Per commit of rel, the lesser of its lines at base and at k."""
+    at_base, at_k = commits[names[base]], commits[names[k]]
+    return sum(min(n, at_k[c]) for c, n in at_base.items()
+               if of.get(c, "") == rel)
+
+
+def half_life(counts, commits, of, names, dates, rel, base):
     b = counts[names[base]][rel]
     prev = 100.0
     for k in range(base + 1, len(names)):
-        now = 100.0 * counts[names[k]][rel] / b
+        now = 100.0 * survivors(commits, names, of, rel, base, k) / b
         if now >= 50.0:
             prev = now
             continue
@@ -151,10 +180,11 @@ def main():
     for snap, sub, rel, n in srows:
         got_sub[snap][(sub, rel)] = int(n)
     bad = 0
-    counts = {}
+    counts, commits = {}, {}
     for s in hist["snapshots"]:
-        want, want_sub = blame_counts(repo, s["commit"], opts, of)
+        want, want_sub, by_commit = blame_counts(repo, s["commit"], opts, of)
         counts[s["name"]] = want
+        commits[s["name"]] = by_commit
         if dict(want) != got[s["name"]]:
             print("snapshot %s: history.csv %s, git blame %s" %
                   (s["name"], got[s["name"]], dict(want)))
@@ -176,9 +206,10 @@ def main():
         rel, base = sv["release"], names.index(sv["snapshot"])
         b = counts[names[base]][rel]
         for k in range(base, len(names)):
-            n = counts[names[k]][rel]
+            n = survivors(commits, names, of, rel, base, k)
             want_surv.append([rel, names[k], dates[k], str(n),
-                              percent(n, b)])
+                              percent(n, b),
+                              str(counts[names[k]][rel] - n)])
         if hist["when"] == "releases":
             own = [s["name"] for s in hist["snapshots"]
                    if s["release"] == rel]
@@ -186,7 +217,7 @@ def main():
                 print("release %s counted at %s, not at its own snapshot "
                       "%s" % (rel, sv["snapshot"], own))
                 bad = 1
-        want_hl = half_life(counts, names, dates, rel, base)
+        want_hl = half_life(counts, commits, of, names, dates, rel, base)
         if (want_hl is None) != (sv["half_life_days"] is None) or (
                 want_hl is not None and
                 abs(want_hl - sv["half_life_days"]) > 0.051):

@@ -278,10 +278,38 @@ history_usage() {
 		{ echo "--history none wrote a history"; return 1; }
 }
 
+# Survival cannot pass 100%: a release folded from several tags by
+# --group (1.0, then 1.0.1 with ten more lines) counts at its standing
+# tag's snapshot; what its later tags add arrived after it and is counted
+# apart (before, 1's share at 2.0 was 300%).
+history_survival_arrived() {
+	repo_new r
+	put f $(lines a 1 5)
+	commit one
+	atag v1.0
+	put f $(lines a 1 5) $(lines b 1 10)
+	commit two
+	atag v1.0.1
+	put g x
+	commit three
+	atag v2.0
+	report . "$WORK/s" --group 'v([0-9]+)\..*'
+	cat >"$WORK/want" <<'EOF'
+1,v1.0,5,100.00,0
+1,v2.0,5,100.00,10
+2,v2.0,1,100.00,0
+EOF
+	tail -n +2 "$WORK/s/data/survival.csv" | tr -d "\r" | cut -d, -f1,2,4- |
+		diff "$WORK/want" - || return 1
+	head -1 "$WORK/s/data/survival.csv" | tr -d "\r" |
+		grep -qx 'release,snapshot,date,lines,share,arrived'
+}
+
 run_case history_releases history_releases
 run_case history_table history_table
 run_case history_release_branch history_release_branch
 run_case history_calendar history_calendar
 run_case history_one_commit history_one_commit
 run_case history_usage history_usage
+run_case history_survival_arrived history_survival_arrived
 finish

@@ -72,6 +72,8 @@ struct snapshots {
 	struct snapshot_row *rows;  /* by snapshot, subsystem, release */
 	size_t nrows;
 	struct snapshot_survival *survival;  /* per release */
+	/* [release * n + snapshot]: see snapshots_survived() (owned) */
+	uint64_t *survived;
 	struct snapshots_state *state;       /* private */
 };
 
@@ -101,8 +103,18 @@ void snapshots_engine_options(struct snapshots *s, struct blame_options *o);
 int snapshots_finish(struct snapshots *s);
 
 /*
- * Share in percent (0 to 100 and beyond) of release r's lines at
- * snapshot k, of its lines at its base snapshot; -1 if it has none.
+ * The lines release r had at its base snapshot that are still there at
+ * snapshot k (k at or after the base; else 0): for each commit of r, the
+ * lesser of its lines at the base and at k, summed. Release r's other
+ * lines at k (list[k].by_release[r] less these) *arrived* after its
+ * base: blame moved them into r (a merged side history, a line
+ * re-attributed), and they do not count as survivors.
+ */
+uint64_t snapshots_survived(const struct snapshots *s, size_t r, size_t k);
+
+/*
+ * snapshots_survived() in percent (0 to 100) of release r's lines at its
+ * base snapshot; -1 if it has none.
  */
 double snapshots_share(const struct snapshots *s, size_t r, size_t k);
 

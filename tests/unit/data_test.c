@@ -352,8 +352,11 @@ static struct snapshot_survival surv[] = {
 	{ 0, 1, 404.55 }, { SNAPSHOT_NONE, 0, 0 }, { SNAPSHOT_NONE, 0, 0 },
 	{ SNAPSHOT_NONE, 0, 0 },
 };
+/* [release * 2 + snapshot]: one of v1.0's 2 lines at HEAD arrived. */
+static uint64_t survived[] = { 6, 1, 0, 0, 0, 0, 0, 0 };
 static struct snapshots history = {
-	SNAPSHOTS_RELEASES, snaps, 2, 4, subs, 2, srows, 6, surv, NULL,
+	SNAPSHOTS_RELEASES, snaps, 2, 4, subs, 2, srows, 6, surv, survived,
+	NULL,
 };
 
 static const char history_csv[] =
@@ -373,9 +376,9 @@ static const char history_subsystems_csv[] =
 	"\"HEAD,x\",\"d,ir\",,1" EOL;
 
 static const char survival_csv[] =
-	"release,snapshot,date,lines,share" EOL
-	"v1.0,v1.0,2010-02-24T18:52:17Z,6,100.00" EOL
-	"v1.0,\"HEAD,x\",2010-03-31T01:46:40Z,2,33.33" EOL;
+	"release,snapshot,date,lines,share,arrived" EOL
+	"v1.0,v1.0,2010-02-24T18:52:17Z,6,100.00,0" EOL
+	"v1.0,\"HEAD,x\",2010-03-31T01:46:40Z,1,16.67,1" EOL;
 
 static const char history_json[] =
 	",\n  \"history\": {\n    \"when\": \"releases\",\n"
