@@ -114,6 +114,7 @@ void cohorts_free(struct cohorts *c)
 		return;
 	view_release(&c->years);
 	view_release(&c->authors);
+	view_release(&c->author_rows);
 	view_release(&c->orgs);
 	free(c->subsystems);
 	free(c);
@@ -124,8 +125,9 @@ struct build {
 	const struct history *h;
 	const struct cohorts_options *o;
 	struct cohorts *c;
-	struct builder years, authors, orgs;
-	uint32_t *year_of, *author_of, *org_of;   /* per commit */
+	struct builder years, authors, rows, orgs;
+	/* per commit; rows: authors with each bot on its own */
+	uint32_t *year_of, *author_of, *row_of, *org_of;
 	size_t *sub_of_dir;                        /* per tally dir */
 };
 
@@ -158,34 +160,57 @@ static int commit_years(struct build *B)
 	return 0;
 }
 
+/*
+ * An ident's author after the mailmap: its row (authors.csv) and its
+ * cohort, where every bot is one, "(bots)".
+ */
+static int ident_author(struct build *B, const struct history_ident *id,
+			uint32_t *row, uint32_t *author)
+{
+	const char *name, *email;
+	int rc, bot;
+
+	mailmap_resolve(B->o->mailmap, id->name, id->email, &name, &email);
+	bot = orgmap_is_bot(name, id->email);
+	if ((rc = builder_intern(&B->rows, name, row)) < 0 ||
+	    (rc = builder_intern(&B->authors, bot ? ORGMAP_BOTS : name,
+				 author)) < 0)
+		return rc;
+	B->c->author_rows.v[*row].bot = bot;
+	B->c->authors.v[*author].bot = bot;
+	return 0;
+}
+
 /* Authors: one name per ident after the mailmap; orgs per commit. */
 static int commit_authors(struct build *B)
 {
 	const struct history *h = B->h;
-	uint32_t *of_ident = malloc((h->nidents ? h->nidents : 1) *
-				    sizeof(*of_ident));
+	size_t ni = h->nidents ? h->nidents : 1;
+	uint32_t *of_ident = malloc(util_mul(ni, 2 * sizeof(*of_ident)));
 	char domain[256];
 	size_t i;
 	int rc = 0;
 
 	if (!of_ident)
 		return error_oom();
-	for (i = 0; i < h->nidents && rc == 0; i++) {
-		const char *name, *email;
-
-		mailmap_resolve(B->o->mailmap, h->idents[i].name,
-				h->idents[i].email, &name, &email);
-		rc = builder_intern(&B->authors, name, &of_ident[i]);
-	}
+	for (i = 0; i < h->nidents && rc == 0; i++)
+		rc = ident_author(B, &h->idents[i], &of_ident[2 * i],
+				  &of_ident[2 * i + 1]);
 	for (i = 0; i < h->n && rc == 0; i++) {
 		const struct history_commit *hc = &h->commits[i];
-		const char *org = orgmap_resolve(B->o->orgmap,
-						 h->idents[hc->author].email,
+		const struct history_ident *id = &h->idents[hc->author];
+		const char *org = orgmap_resolve(B->o->orgmap, id->email,
 						 hc->author_time, domain,
 						 sizeof(domain));
 
-		B->author_of[i] = of_ident[hc->author];
+		B->row_of[i] = of_ident[2 * hc->author];
+		B->author_of[i] = of_ident[2 * hc->author + 1];
+		B->c->author_rows.v[B->row_of[i]].commits++;
 		B->c->authors.v[B->author_of[i]].commits++;
+		/* A bot's organisation is "(bots)", unless a map names it. */
+		if (B->c->authors.v[B->author_of[i]].bot &&
+		    (org == domain || !strcmp(org, ORGMAP_UNKNOWN)))
+			org = ORGMAP_BOTS;
 		if ((rc = builder_intern(&B->orgs, org, &B->org_of[i])) == 0)
 			B->c->orgs.v[B->org_of[i]].commits++;
 	}
@@ -210,11 +235,24 @@ static int find_subsystems(struct build *B, const struct tally *t)
 			c->subsystems[c->nsubsystems++] = i;
 	for (i = 0; i < c->nsubsystems; i++)
 		B->sub_of_dir[c->subsystems[i]] = i;
-	B->years.nsub = B->authors.nsub = B->orgs.nsub = c->nsubsystems;
+	B->years.nsub = B->authors.nsub = B->rows.nsub = B->orgs.nsub =
+		c->nsubsystems;
 	return 0;
 }
 
-/* Count one file's lines; `stamp` marks the authors met in it. */
+/* One line of an author (or a row) in a file; `stamp` marks those met. */
+static void count_author(struct cohort *a, size_t *stamp, size_t file_no,
+			 size_t sub)
+{
+	a->lines++;
+	a->by_subsystem[sub]++;
+	if (*stamp != file_no) {
+		*stamp = file_no;
+		a->files++;
+	}
+}
+
+/* Count one file's lines; `stamp` marks the authors and rows met in it. */
 static void count_file(struct build *B, const struct blame_file *f,
 		       size_t sub, size_t *stamp, size_t file_no)
 {
@@ -228,15 +266,13 @@ static void count_file(struct build *B, const struct blame_file *f,
 		y->by_subsystem[sub]++;
 		if (!c->has_authors)
 			continue;
-		struct cohort *a = &c->authors.v[B->author_of[k]];
 		struct cohort *o = &c->orgs.v[B->org_of[k]];
 
-		a->lines++;
-		a->by_subsystem[sub]++;
-		if (stamp[B->author_of[k]] != file_no) {
-			stamp[B->author_of[k]] = file_no;
-			a->files++;
-		}
+		count_author(&c->authors.v[B->author_of[k]],
+			     &stamp[B->author_of[k]], file_no, sub);
+		count_author(&c->author_rows.v[B->row_of[k]],
+			     &stamp[c->authors.n + B->row_of[k]], file_no,
+			     sub);
 		o->lines++;
 		o->by_subsystem[sub]++;
 	}
@@ -246,7 +282,7 @@ static void count_file(struct build *B, const struct blame_file *f,
 static int count_lines(struct build *B, const struct blame_result *b,
 		       const struct tally *t)
 {
-	size_t *stamp = calloc(B->c->authors.n ? B->c->authors.n : 1,
+	size_t *stamp = calloc(B->c->authors.n + B->c->author_rows.n + 1,
 			       sizeof(*stamp));
 	size_t i, k = 0;
 
@@ -302,8 +338,9 @@ int cohorts_build(struct cohorts **out, const struct history *h,
 	B.c = calloc(1, sizeof(*B.c));
 	B.year_of = malloc(n * sizeof(*B.year_of));
 	B.author_of = malloc(n * sizeof(*B.author_of));
+	B.row_of = malloc(n * sizeof(*B.row_of));
 	B.org_of = malloc(n * sizeof(*B.org_of));
-	if (!B.c || !B.year_of || !B.author_of || !B.org_of) {
+	if (!B.c || !B.year_of || !B.author_of || !B.row_of || !B.org_of) {
 		rc = error_oom();
 		goto done;
 	}
@@ -311,6 +348,7 @@ int cohorts_build(struct cohorts **out, const struct history *h,
 	B.c->has_authors = o->authors;
 	B.years.view = &B.c->years;
 	B.authors.view = &B.c->authors;
+	B.rows.view = &B.c->author_rows;
 	B.orgs.view = &B.c->orgs;
 	if ((rc = find_subsystems(&B, t)) < 0 || (rc = commit_years(&B)) < 0 ||
 	    (o->authors && (rc = commit_authors(&B)) < 0) ||
@@ -322,13 +360,18 @@ int cohorts_build(struct cohorts **out, const struct history *h,
 	if (B.c->authors.n)
 		qsort(B.c->authors.v, B.c->authors.n,
 		      sizeof(*B.c->authors.v), cmp_lines);
+	if (B.c->author_rows.n)
+		qsort(B.c->author_rows.v, B.c->author_rows.n,
+		      sizeof(*B.c->author_rows.v), cmp_lines);
 	if (B.c->orgs.n)
 		qsort(B.c->orgs.v, B.c->orgs.n, sizeof(*B.c->orgs.v),
 		      cmp_lines);
 done:
 	free(B.years.slots);
 	free(B.authors.slots);
+	free(B.rows.slots);
 	free(B.orgs.slots);
+	free(B.row_of);
 	free(B.year_of);
 	free(B.author_of);
 	free(B.org_of);

@@ -363,9 +363,10 @@ static int write_subsystems_csv(const char *dir, const struct tally *t)
 }
 
 /* years.csv, authors.csv, orgs.csv: a row per cohort, in its order. */
+/* With `people`: the files column and the kind, person or bot. */
 static int write_cohort_csv(const char *dir, const char *name,
 			    const char *head, const struct cohort_view *v,
-			    uint64_t total, int files)
+			    uint64_t total, int people)
 {
 	struct out o;
 	struct util_num share;
@@ -374,7 +375,7 @@ static int write_cohort_csv(const char *dir, const char *name,
 	if (rc)
 		return rc;
 	fprintf(o.f, "%s,lines,share,commits%s" EOL, head,
-		files ? ",files" : "");
+		people ? ",files,kind" : "");
 	for (size_t i = 0; i < v->n; i++) {
 		const struct cohort *c = &v->v[i];
 
@@ -382,8 +383,9 @@ static int write_cohort_csv(const char *dir, const char *name,
 		data_csv_field(o.f, c->name);
 		fprintf(o.f, ",%" PRIu64 ",%s,%" PRIu64, c->lines, share.s,
 			c->commits);
-		if (files)
-			fprintf(o.f, ",%zu", c->files);
+		if (people)
+			fprintf(o.f, ",%zu,%s", c->files,
+				c->bot ? "bot" : "person");
 		fputs(EOL, o.f);
 	}
 	return out_close(&o, 0);
@@ -423,8 +425,8 @@ static int write_cohorts(const char *dir, const struct tally *t)
 				   c->total_lines, 0)) ||
 	    (rc = write_years_subsystems_csv(dir, t)) || !c->has_authors)
 		return rc;
-	if ((rc = write_cohort_csv(dir, "authors.csv", "author", &c->authors,
-				   c->total_lines, 1)))
+	if ((rc = write_cohort_csv(dir, "authors.csv", "author",
+				   &c->author_rows, c->total_lines, 1)))
 		return rc;
 	return write_cohort_csv(dir, "orgs.csv", "organisation", &c->orgs,
 				c->total_lines, 0);

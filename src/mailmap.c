@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "strata/error.h"
@@ -588,11 +589,66 @@ const char *orgmap_resolve(const struct orgmap *m, const char *email,
 				return org;
 	}
 	if (!at || !at[1] || !size)
-		return "(unknown)";
+		return ORGMAP_UNKNOWN;
 	for (i = 0; at[1 + i] && i + 1 < size; i++)
 		buf[i] = (char)fold((unsigned char)at[1 + i]);
 	buf[i] = '\0';
-	return buf;
+	return orgmap_is_free_mail(buf) ? ORGMAP_UNKNOWN : buf;
+}
+
+/*
+ * Domains anyone can have an address at: they tell no employer. Web
+ * mail, the forges' no-reply addresses, and what a machine without a
+ * configured address writes. Lower case, sorted (bsearch).
+ */
+static const char *const free_mail[] = {
+	"126.com", "139.com", "163.com", "aol.com", "fastmail.com",
+	"fastmail.fm", "foxmail.com", "gmail.com", "gmx.at", "gmx.ch",
+	"gmx.com", "gmx.de", "gmx.net", "googlemail.com", "hey.com",
+	"hotmail.co.uk", "hotmail.com", "hotmail.de", "hotmail.fr",
+	"icloud.com", "live.com", "localhost", "localhost.localdomain",
+	"mac.com", "mail.com", "mail.ru", "me.com", "msn.com", "naver.com",
+	"outlook.com", "pm.me", "proton.me", "protonmail.ch",
+	"protonmail.com", "qq.com", "rambler.ru", "sina.com", "tutanota.com",
+	"users.noreply.github.com", "users.noreply.gitlab.com", "web.de",
+	"ya.ru", "yahoo.co.jp", "yahoo.co.uk", "yahoo.com", "yahoo.de",
+	"yahoo.fr", "yandex.com", "yandex.ru", "zoho.com",
+};
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int orgmap_is_free_mail(const char *domain)
+{
+	return bsearch(&domain, free_mail, sizeof(free_mail) /
+		       sizeof(*free_mail), sizeof(*free_mail), str_cmp) != NULL;
+}
+
+/* Addresses of bots that carry no "[bot]". */
+static const char *const bot_mail[] = {
+	"bot@renovateapp.com", "noreply@github.com",
+	"support@dependabot.com",
+};
+
+static int ends_bot(const char *s, size_t n)
+{
+	return n >= 5 && !memcmp(s + n - 5, "[bot]", 5);
+}
+
+int orgmap_is_bot(const char *name, const char *email)
+{
+	const char *at = strrchr(email, '@');
+	size_t i;
+
+	if (ends_bot(name, strlen(name)) ||
+	    (at && ends_bot(email, (size_t)(at - email))))
+		return 1;
+	for (i = 0; i < sizeof(bot_mail) / sizeof(*bot_mail); i++)
+		if (!strcasecmp(email, bot_mail[i]))
+			return 1;
+	return 0;
 }
 
 void orgmap_free(struct orgmap *m)

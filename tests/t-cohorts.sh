@@ -170,7 +170,7 @@ authors_match_git() {
 			print "$f[4] $f[0]\n" if $f[1]' | sort >got.files
 	diff want.files got.files
 	head -1 rep/data/authors.csv |
-		grep -q $'^author,lines,share,commits,files\r$'
+		grep -q $'^author,lines,share,commits,files,kind\r$'
 	# sorted by lines, then name
 	tr -d '\r' <rep/data/authors.csv |
 		perl -MText::ParseWords -ne 'next if $. == 1; chomp;
@@ -305,8 +305,55 @@ run_case authors_match_git authors_match_git
 run_case authors_mailmap_match_git authors_match_git mailmap
 run_case authors_edge_names authors_edge_names
 run_case mailmap_at_rev mailmap_at_rev
+# Free mail and the forges' no-reply addresses tell no employer: their
+# organisation is "(Unknown)", as gitdm files them. Bots ([bot] names, a
+# [bot] address, known bot addresses) keep their rows in authors.csv,
+# kind "bot", and are one "(bots)" in the table and the organisations,
+# unless a map names them.
+bots_and_free_mail() {
+	repo_new r
+	at 1514800000
+	as Alice alice@GMail.com
+	commit_file a.c "a" $(lines a 1 30)
+	as Carol 123+carol@users.noreply.github.com
+	commit_file c.c "c" $(lines c 1 20)
+	as 'dependabot[bot]' '49699333+dependabot[bot]@users.noreply.github.com'
+	commit_file d.txt "d" $(lines d 1 7)
+	as 'Renovate Bot' bot@renovateapp.com
+	commit_file e.txt "e" $(lines e 1 4)
+	as Dave dave@corp.example.com
+	commit_file f.c "f" $(lines f 1 10)
+	cd ..
+	"$STRATA" report r -q --out rep
+	tr -d '\r' <rep/data/authors.csv | sort >authors
+	cat >want <<'EOF'
+Alice,30,42.25,1,1,person
+Carol,20,28.17,1,1,person
+Dave,10,14.08,1,1,person
+Renovate Bot,4,5.63,1,1,bot
+author,lines,share,commits,files,kind
+dependabot[bot],7,9.86,1,1,bot
+EOF
+	diff want authors
+	csv_cols rep/data/orgs.csv '$1 " " $2 " " $4' >orgs
+	printf '%s\n' '(Unknown) 50 2' '(bots) 11 2' \
+		'corp.example.com 10 1' | sort >want
+	diff want orgs
+	"$STRATA" table r -q --by author >t.txt
+	grep -Eq '^\(bots\) +11 ' t.txt
+	! grep -q 'dependabot' t.txt
+	# A map names anything, bots and free mail too.
+	printf '%s\n' 'gmail.com Alice Inc' 'renovateapp.com Mend' >map
+	"$STRATA" report r -q --out rep2 --org-map map
+	csv_cols rep2/data/orgs.csv '$1' >orgs
+	printf '%s\n' '(Unknown)' '(bots)' 'Alice Inc' 'Mend' \
+		corp.example.com | sort >want
+	diff want orgs
+}
+
 run_case orgs_default_domain orgs_default_domain
 run_case orgs_map orgs_map
 run_case bad_map_lines bad_map_lines
 run_case no_authors no_authors
+run_case bots_and_free_mail bots_and_free_mail
 finish

@@ -24,6 +24,7 @@ struct cohort {
 	uint64_t commits;        /* commits of the history */
 	size_t files;            /* text files at REV with one of its lines */
 	uint64_t *by_subsystem;  /* lines per subsystem (owned) */
+	unsigned bot:1;          /* a bot, or "(bots)" (mailmap.h) */
 };
 
 /* One view. Years by year; authors and organisations by lines, then name. */
@@ -33,7 +34,12 @@ struct cohort_view {
 };
 
 struct cohorts {
-	struct cohort_view years, authors, orgs;
+	/*
+	 * authors: every bot in one cohort, "(bots)", for the tables,
+	 * charts and headlines; author_rows: each bot on its own row too
+	 * (authors.csv, with its kind).
+	 */
+	struct cohort_view years, authors, author_rows, orgs;
 	int has_authors;         /* authors and orgs computed */
 	enum cohorts_date date;
 	/* The subsystems (tally level-1 directories) by_subsystem counts. */

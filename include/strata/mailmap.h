@@ -70,11 +70,29 @@ int orgmap_parse(struct orgmap **out, const char *path, const char *buf,
  * else of its domain, else of each parent domain (the most specific that
  * is in the map and whose affiliation has not ended by `when`); without
  * one (or without a map), the email's domain in lower case, or
- * "(unknown)" for an email without one. Writes into buf (size bytes) when
- * it must; the result is borrowed from the map or buf.
+ * ORGMAP_UNKNOWN for an email without one or at a free-mail domain
+ * (orgmap_is_free_mail()), as gitdm files them. Writes into buf (size
+ * bytes) when it must; the result is borrowed from the map or buf.
  */
+#define ORGMAP_UNKNOWN "(Unknown)"
 const char *orgmap_resolve(const struct orgmap *m, const char *email,
 			   int64_t when, char *buf, size_t size);
+
+/*
+ * 1 if `domain` (lower case) is one anyone can have an address at:
+ * web mail (gmail.com, qq.com, ...), the forges' no-reply domains
+ * (users.noreply.github.com), localhost. The list is docs/cohorts.md's.
+ */
+int orgmap_is_free_mail(const char *domain);
+
+/*
+ * 1 if the author is a bot: a name or an address's local part ending in
+ * "[bot]" (github-actions[bot], dependabot[bot]), or a known bot address
+ * (docs/cohorts.md). A bot's organisation is ORGMAP_BOTS unless a map
+ * names it.
+ */
+#define ORGMAP_BOTS "(bots)"
+int orgmap_is_bot(const char *name, const char *email);
 
 void orgmap_free(struct orgmap *m);
 

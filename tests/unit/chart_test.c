@@ -1523,8 +1523,13 @@ static struct snapshots *fx_history(const struct tally *t)
 		}
 	}
 	s->nrows = n;
-	for (r = 0; r < nrel; r++)
+	/* Every line at a later snapshot is one of its base's survivors. */
+	s->survived = xcalloc(nrel * nrel, sizeof(*s->survived));
+	for (r = 0; r < nrel; r++) {
 		s->survival[r].base = r;
+		for (k = r; k < nrel; k++)
+			s->survived[r * nrel + k] = s->list[k].by_release[r];
+	}
 	return s;
 }
 
@@ -1540,6 +1545,7 @@ static void fx_history_free(struct snapshots *s)
 	free(s->list);
 	free(s->rows);
 	free(s->survival);
+	free(s->survived);
 	free(s);
 }
 
