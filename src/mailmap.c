@@ -620,8 +620,19 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static int ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), e = strlen(end);
+
+	return n >= e && !memcmp(s + n - e, end, e);
+}
+
 int orgmap_is_free_mail(const char *domain)
 {
+	/* git's default address on a host without a domain: user@host.(none) */
+	if (ends_with(domain, "(none)") || ends_with(domain, ".localdomain") ||
+	    ends_with(domain, ".local"))
+		return 1;
 	return bsearch(&domain, free_mail, sizeof(free_mail) /
 		       sizeof(*free_mail), sizeof(*free_mail), str_cmp) != NULL;
 }

@@ -323,20 +323,23 @@ bots_and_free_mail() {
 	commit_file e.txt "e" $(lines e 1 4)
 	as Dave dave@corp.example.com
 	commit_file f.c "f" $(lines f 1 10)
+	as Eve eve@laptop.'(none)'
+	commit_file g.c "g" $(lines g 1 3)
 	cd ..
 	"$STRATA" report r -q --out rep
 	tr -d '\r' <rep/data/authors.csv | sort >authors
 	cat >want <<'EOF'
-Alice,30,42.25,1,1,person
-Carol,20,28.17,1,1,person
-Dave,10,14.08,1,1,person
-Renovate Bot,4,5.63,1,1,bot
+Alice,30,40.54,1,1,person
+Carol,20,27.03,1,1,person
+Dave,10,13.51,1,1,person
+Eve,3,4.05,1,1,person
+Renovate Bot,4,5.41,1,1,bot
 author,lines,share,commits,files,kind
-dependabot[bot],7,9.86,1,1,bot
+dependabot[bot],7,9.46,1,1,bot
 EOF
 	diff want authors
 	csv_cols rep/data/orgs.csv '$1 " " $2 " " $4' >orgs
-	printf '%s\n' '(Unknown) 50 2' '(bots) 11 2' \
+	printf '%s\n' '(Unknown) 53 3' '(bots) 11 2' \
 		'corp.example.com 10 1' | sort >want
 	diff want orgs
 	"$STRATA" table r -q --by author >t.txt
