@@ -176,8 +176,7 @@ static inline void prints_need(struct prints *f, uint32_t i)
  * first laid out by key in `dense`, KEYS counters that are zero between
  * uses: each other line then costs one pass over its own keys, where a
  * merge of two sorted key lists costs a hard-to-predict branch per key of
- * both. (`strata blame -- src/Makefile` on vim, ignoring the commit that
- * added 24,000 lines to it: 14.0 s down to 3.3 s; git blame takes 65 s.)
+ * both: several times faster on a file of tens of thousands of lines.
  */
 static void prints_spread(int32_t *dense, struct prints *f, uint32_t i,
 			  bool on)

@@ -14,8 +14,8 @@
 
 /*
  * libgit2 1.5 as Debian builds it (with mbedTLS) parses the system's whole
- * CA bundle in git_libgit2_init(), for HTTPS that strata never does: 56
- * million instructions, 5 ms of every run's start on a single thread. Its
+ * CA bundle in git_libgit2_init(), for HTTPS that strata never does:
+ * milliseconds of every run's start, on a single thread. Its
  * call to mbedTLS's mbedtls_x509_crt_parse_file() binds to this definition
  * first (the executable comes first in the dynamic linker's search), which
  * parses nothing and reports no error. With a libgit2 built on another

@@ -27,15 +27,14 @@
 
 /*
  * The counts are kept in one array, a row of releases for every
- * (snapshot, subsystem) met, when that takes at most this many bytes (git
- * at v2.30.0 with its 482 maintenance releases: 482 snapshots, 9,000
- * pairs, 17 MiB); else in a hash table of the counts that are not 0.
+ * (snapshot, subsystem) met, when that takes at most this many bytes
+ * (enough for a project of hundreds of releases); else in a hash table
+ * of the counts that are not 0.
  */
 /*
  * The engine keeps 28 bytes for each file of each snapshot while it runs
- * (the synthetic Linux-shaped history of docs/performance.md: 91
- * snapshots, 5.5 million files); more than this many is an error rather
- * than gigabytes.
+ * (docs/performance.md); more than this many is an error rather than
+ * gigabytes.
  */
 #define SNAPSHOTS_MAX_FILES ((size_t)1 << 26)
 
