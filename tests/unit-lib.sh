@@ -19,6 +19,10 @@
 #       src/MODULE.c left); src/util.c, the layer every module uses, is
 #       always linked.
 #       Fails with the compiler's output shown.
+#   skip_all REASON, skip_part REASON (tests/skip-lib.sh)
+
+# shellcheck source=tests/skip-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/skip-lib.sh"
 
 unit_setup() {
 	local auto=0
