@@ -360,8 +360,11 @@ check a/x.txt p.txt noblame
 # tie often); some are exact copies, CRLF copies, symlinks or empty; names
 # come from a few directories and basenames so basenames clash.
 
+# RENAME_RANDOM_CASES=N of them: 50, or with LONG=1 (make test-long) 600.
 RANDOM=${RENAME_RANDOM_SEED:-4242}
-nrandom=${RENAME_RANDOM_CASES:-150}
+nrandom=50
+[ "${LONG:-0}" != 1 ] || nrandom=600
+nrandom=${RENAME_RANDOM_CASES:-$nrandom}
 pool=()
 for ((i = 0; i < 80; i++)); do pool+=("$(printf 'w%03d' $i)"); done
 
