@@ -892,7 +892,6 @@ static int build(const struct publish_api *pub, const struct stage *s,
 		goto done;
 	}
 	test_stop("stage");
-	TRY(interrupted());
 	TRY(data_write(data, t, info));
 	test_stop("data");
 	TRY(interrupted());
