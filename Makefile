@@ -2,7 +2,9 @@
 #
 #   make          build ./strata
 #   make deps     install the Debian packages that are missing
-#   make test     deps, build, run every test (SAN=1: under ASan/UBSan)
+#   make test     deps, build, run every test (SAN=1: under ASan/UBSan,
+#                 built by clang if installed, CC=gcc for gcc); make check
+#                 is the same; make test-long adds the long soaks (LONG=1)
 #   make demo     deps, build, publish a report of a sample repository
 #   make bench    REPO=... REV=... [JOBS=N] [SAMPLE=K] [RUNS=R]: strata against
 #                 per-file git blame; HISTORY=WHEN [OPTS=...]: the report with
@@ -30,34 +32,71 @@ DEB_PKGS = libgit2-dev libdeflate-dev zlib1g-dev libcairo2-dev libpango1.0-dev l
 	   fonts-dejavu-core pkg-config git g++ make time bc libxml2-utils \
 	   chromium python3 groff-base clang
 
+# SAN=1 builds with clang when it is installed (CC=gcc for gcc's), each
+# compiler in its own directory: their ASan runtimes do not mix.
 ifeq ($(SAN),1)
-BUILD    = build/san
+ifeq ($(origin CC),default)
+CC      := $(if $(shell command -v clang 2>/dev/null),clang,cc)
+endif
+ifeq ($(origin CXX),default)
+CXX     := $(if $(findstring clang,$(notdir $(CC))),$(subst \
+	   clang,clang++,$(CC)),c++)
+endif
+BUILD    = build/san-$(notdir $(firstword $(CC)))
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=undefined
 OPT      = -O1
+# clang links its UBSan C++ runtime only into C++ programs, and the
+# plug-in's vptr checks need it in the binary. clang 14 does not define
+# gcc's __SANITIZE_ADDRESS__, by which the sources know ASan (blame.c's
+# pool poisoning, main.c's heap tunable).
+ifneq ($(findstring clang,$(notdir $(CC))),)
+SAN_LDFLAGS = -fsanitize-link-c++-runtime -lstdc++
+SANFLAGS   += -D__SANITIZE_ADDRESS__=1
+endif
 else
 BUILD    = build/rel
 SANFLAGS =
 OPT      = -O2
 endif
 
+# What strata needs is kept apart from what a user gives: `make
+# CFLAGS=-O3` replaces the optimisation and debugging flags only, and
+# CPPFLAGS and LDFLAGS add to ours.
 CC      ?= cc
 CXX     ?= c++
+CFLAGS  ?= $(OPT) -g
+CXXFLAGS ?= $(OPT) -g
 WARN     = -Wall -Wextra -Werror
-CPPFLAGS = -Iinclude -D_GNU_SOURCE -DSTRATA_VERSION='"$(VERSION)"' \
+STRATA_CPPFLAGS = -Iinclude -D_GNU_SOURCE -DSTRATA_VERSION='"$(VERSION)"' \
 	   -DSTRATA_DATADIR='"$(DATADIR)"' -DSTRATA_LIBDIR='"$(LIBDIR)"'
-CFLAGS   = -std=c11 $(WARN) $(OPT) -g -pthread $(SANFLAGS)
-CXXFLAGS = -std=c++17 $(WARN) $(OPT) -g -pthread $(SANFLAGS)
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-CORE_LIBS  = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null)
-PUB_LIBS   = $(shell pkg-config --libs $(PUB_PKGS) 2>/dev/null)
+override CPPFLAGS := $(STRATA_CPPFLAGS) $(CPPFLAGS)
+override CFLAGS   := -std=c11 $(WARN) -pthread $(SANFLAGS) $(CFLAGS)
+override CXXFLAGS := -std=c++17 $(WARN) -pthread $(SANFLAGS) $(CXXFLAGS)
+# Header dependencies: each object's .d, written as it compiles.
+DEPFLAGS = -MMD -MP
+
+# pkg-config's flags, or make stops naming the missing packages (instead
+# of compiling without them). Expanded only where a recipe needs them, so
+# that `make deps` runs first; computed once (the eval).
+pkg_missing = $(shell for p in $(1); do \
+	pkg-config --exists $$p 2>/dev/null || printf '%s ' $$p; done)
+pkg_flags = $(if $(shell command -v pkg-config 2>/dev/null),,$(error \
+	pkg-config is missing: make deps installs it))$(if \
+	$(call pkg_missing,$(2)),$(error missing pkg-config package(s): \
+	$(call pkg_missing,$(2))(make deps installs them)),$(shell \
+	pkg-config --$(1) $(2)))
+PKG_CFLAGS = $(eval PKG_CFLAGS := $$(call pkg_flags,cflags,$$(PKGS)))$(PKG_CFLAGS)
+CORE_LIBS  = $(eval CORE_LIBS := $$(call pkg_flags,libs,$$(CORE_PKGS)))$(CORE_LIBS)
+PUB_LIBS   = $(eval PUB_LIBS := $$(call pkg_flags,libs,$$(PUB_PKGS)))$(PUB_LIBS)
 
 PUB_SRC  = src/chart.c src/site.c src/template.cc
 C_SRC    = $(filter-out $(PUB_SRC),$(sort $(wildcard src/*.c)))
 CORE_OBJ = $(C_SRC:src/%.c=$(BUILD)/%.o)
 PUB_OBJ  = $(patsubst src/%.cc,$(BUILD)/%.o,$(PUB_SRC:src/%.c=$(BUILD)/%.o))
 
-.PHONY: all deps test check demo bench install fuzz clean FORCE
+.PHONY: all deps test check test-long demo bench install fuzz clean FORCE \
+	print-core-src
 
 all: strata
 
@@ -72,18 +111,21 @@ strata: $(BUILD)/strata $(BUILD)/strata-publish.so FORCE
 
 # -rdynamic: strata-publish.so calls the binary's error_*() and names_*().
 $(BUILD)/strata: $(CORE_OBJ)
-	$(CC) $(CFLAGS) -rdynamic -o $@ $(CORE_OBJ) $(CORE_LIBS) -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -rdynamic -o $@ $(CORE_OBJ) $(CORE_LIBS) -lm \
+		$(SAN_LDFLAGS)
 
 $(BUILD)/strata-publish.so: $(PUB_OBJ)
 	$(CXX) $(CXXFLAGS) -shared -o $@ $(PUB_OBJ) $(PUB_LIBS) -lm
 
 $(PUB_OBJ): PIC = -fPIC
 
-$(BUILD)/%.o: src/%.c $(wildcard include/strata/*.h) | $(BUILD)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(PIC) -c -o $@ $<
+# (Makefile: its flags may have changed, and an object built before the
+# .d files were has none.)
+$(BUILD)/%.o: src/%.c Makefile | $(BUILD)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(PIC) $(DEPFLAGS) -c -o $@ $<
 
-$(BUILD)/%.o: src/%.cc $(wildcard include/strata/*.h) | $(BUILD)
-	$(CXX) $(CPPFLAGS) $(PKG_CFLAGS) $(CXXFLAGS) $(PIC) -c -o $@ $<
+$(BUILD)/%.o: src/%.cc Makefile | $(BUILD)
+	$(CXX) $(CPPFLAGS) $(PKG_CFLAGS) $(CXXFLAGS) $(PIC) $(DEPFLAGS) -c -o $@ $<
 
 $(BUILD):
 	mkdir -p $@
@@ -102,11 +144,21 @@ deps:
 			$$missing >/dev/null || exit 1; \
 	fi
 
+# The unit tests compile with $CC and $CXX: the same compilers as the build.
+TEST_ENV = STRATA=$(CURDIR)/strata CC='$(CC)' CXX='$(CXX)' \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
 test: deps
 	$(MAKE) --no-print-directory strata
-	@STRATA=$(CURDIR)/strata \
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run
+	@$(TEST_ENV) tests/run
+
+check: test
+
+# The long soaks too (more random rounds): not run by CI.
+test-long: deps
+	$(MAKE) --no-print-directory strata
+	@$(TEST_ENV) LONG=1 tests/run
 
 demo: deps
 	$(MAKE) --no-print-directory strata
@@ -146,10 +198,10 @@ FUZZ_FLAGS    = -fsanitize=address,undefined -fno-omit-frame-pointer \
 		-fno-sanitize-recover=undefined
 FUZZ_OBJ      = $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(filter-out src/main.c,$(C_SRC)))
 
-$(FUZZ_DIR)/obj/%.o: src/%.c $(wildcard include/strata/*.h)
+$(FUZZ_DIR)/obj/%.o: src/%.c Makefile
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 $(WARN) -O1 -g -pthread \
-		$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+		$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c -o $@ $<
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 $(WARN) -O1 -g -pthread \
@@ -162,10 +214,10 @@ FUZZ_CXX     ?= clang++
 FUZZ_TPL      = $(patsubst tests/fuzz/fuzz_%.c,%,$(shell grep -l \
 		'strata/template.h' tests/fuzz/fuzz_*.c 2>/dev/null))
 
-$(FUZZ_DIR)/obj/template.o: src/template.cc $(wildcard include/strata/*.h)
+$(FUZZ_DIR)/obj/template.o: src/template.cc Makefile
 	@mkdir -p $(@D)
 	$(FUZZ_CXX) $(CPPFLAGS) -std=c++17 $(WARN) -O1 -g -pthread \
-		$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+		$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c -o $@ $<
 
 $(FUZZ_TPL:%=$(FUZZ_DIR)/fuzz_%): $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c \
 		$(FUZZ_OBJ) $(FUZZ_DIR)/obj/template.o
@@ -176,6 +228,11 @@ $(FUZZ_TPL:%=$(FUZZ_DIR)/fuzz_%): $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c \
 		$(shell pkg-config --libs libctemplate 2>/dev/null) -lm
 
 .SECONDARY: $(FUZZ_OBJ) $(FUZZ_DIR)/obj/template.o
+
+# The sources of the core objects, as this Makefile finds them (every
+# src/*.c but main.c and PUB_SRC): tests/t-fuzz-replay.sh builds those.
+print-core-src:
+	@echo $(filter-out src/main.c,$(C_SRC))
 
 fuzz: deps $(FUZZ_RUN:%=$(FUZZ_DIR)/fuzz_%)
 	@for t in $(FUZZ_RUN); do \
@@ -191,3 +248,6 @@ fuzz: deps $(FUZZ_RUN:%=$(FUZZ_DIR)/fuzz_%)
 
 clean:
 	rm -rf build strata strata-publish.so
+
+# Header dependencies (DEPFLAGS): what each object included last time.
+-include $(wildcard $(BUILD)/*.d $(FUZZ_DIR)/obj/*.d)

@@ -28,6 +28,18 @@
  * removes the build directory. Before that, nothing needs undoing, and
  * the signals keep their default action. docs/site.md and
  * docs/security.md tell users the same.
+ *
+ * Test-only: STRATA_TEST_STOP=PHASE:PID makes strata stop itself
+ * (SIGSTOP) when it reaches PHASE, if PID is its parent's process id, so
+ * that a test can send a signal exactly there and then SIGCONT
+ * (tests/t-publish-signals.sh). Unset, or any other value, it does
+ * nothing; the parent's id keeps a variable left in an environment from
+ * stopping any strata but the one a test started. The phases, in order:
+ * check (report_check(), before any work: the signals' default action),
+ * stage (the build directory made), data, charts, site and marker
+ * (each part written into it), carry (the first of DIR's foreign entries
+ * moved into it), carried (all of them), swapped (the new report in DIR,
+ * the old one beside it) and removed (the old one gone).
  */
 #include "strata/report.h"
 
@@ -101,6 +113,24 @@ static void restore_signals(struct catcher *c)
 int report_signal(void)
 {
 	return atomic_load(&caught);
+}
+
+/* The test hook above: stop at `phase` when asked to by our parent. */
+static void test_stop(const char *phase)
+{
+	const char *v = getenv("STRATA_TEST_STOP");
+	size_t n = strlen(phase);
+	char *end;
+	long pid;
+
+	if (!v || strncmp(v, phase, n) || v[n] != ':')
+		return;
+	errno = 0;
+	pid = strtol(v + n + 1, &end, 10);
+	if (errno || end == v + n + 1 || *end || pid <= 1 ||
+	    pid != (long)getppid())
+		return;
+	kill(getpid(), SIGSTOP);
 }
 
 static int interrupted(void)
@@ -813,13 +843,18 @@ static int build(const struct publish_api *pub, const struct stage *s,
 			       s->path, strerror(errno));
 		goto done;
 	}
+	test_stop("stage");
 	TRY(data_write(data, t, info));
+	test_stop("data");
 	TRY(interrupted());
 	TRY(pub->write_charts(img, t, info, &opts->chart));
+	test_stop("charts");
 	TRY(interrupted());
 	TRY(pub->write_site(s->path, t, info, &so));
+	test_stop("site");
 	TRY(interrupted());
 	TRY(write_marker(s));
+	test_stop("marker");
 done:
 	free(data);
 	free(img);
@@ -865,8 +900,10 @@ static int carry_foreign(const struct target *tg, struct stage *s)
 			return error_set("unable to move '%s/%s' into the new "
 					 "report: %s", tg->dir,
 					 tg->foreign.v[i], strerror(errno));
-		s->nmoved++;
+		if (++s->nmoved == 1)
+			test_stop("carry");
 	}
+	test_stop("carried");
 	return 0;
 }
 
@@ -1116,6 +1153,7 @@ int report_check(const struct report_options *opts)
 	    (rc = target_inspect(&tg, opts->force, 0)) >= 0)
 		rc = target_writable(&tg);
 	target_release(&tg);
+	test_stop("check");
 	return rc;
 }
 
@@ -1147,8 +1185,10 @@ int report_publish(const struct tally *t, const struct report_info *info,
 	TRY(interrupted());
 	TRY(swap_in(&tg, &s, &old));
 	swapped = 1;
+	test_stop("swapped");
 	if (old)
 		rc = remove_old(&tg, old);
+	test_stop("removed");
 done:
 	if (rc < 0 && !swapped)
 		rc = unwind(&tg, &s);

@@ -4,8 +4,9 @@
 # run through its target once, as a regression test, with no libFuzzer:
 # each tests/fuzz/fuzz_<name>.c is linked with tests/fuzz/replay.c (a
 # main() that calls LLVMFuzzerTestOneInput() on each file) and the core
-# objects (src/*.c but main.c and the Makefile's PUB_SRC), built here with
-# the normal compiler, under ASan/UBSan with SAN=1. A target that
+# objects (src/*.c but main.c and the Makefile's PUB_SRC: make
+# print-core-src), built here with the normal compiler, under ASan/UBSan
+# with SAN=1. A target that
 # includes strata/template.h also links the ctemplate bridge
 # (src/template.cc, with $CXX) and ctemplate. A target without a corpus
 # fails, and so does a crash, with the file that caused it named.
@@ -18,12 +19,13 @@ pkgs="libgit2 libdeflate zlib"
 # shellcheck disable=SC2086
 pkg-config --exists $pkgs || fail "missing pkg-config packages: $pkgs"
 
-pub=$(sed -n 's/^PUB_SRC *= *//p' "$root/Makefile")
-[ -n "$pub" ] || fail "no PUB_SRC in the Makefile"
+# The core sources as the Makefile finds them (by wildcard: a module split
+# into stage files src/MODULE_*.c brings them all), not as it spells them.
+# (Without the parent make's jobserver, which is not open here.)
 core=()
-for f in "$root"/src/*.c; do
-	case " $pub src/main.c " in *" src/${f##*/} "*) continue ;; esac
-	core+=("$f")
+for f in $(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s \
+	--no-print-directory -C "$root" print-core-src); do
+	core+=("$root/$f")
 done
 [ ${#core[@]} -gt 5 ] || fail "too few core sources: ${core[*]}"
 

@@ -3,10 +3,11 @@
 # globs made to backtrack (--include and a repository's .gitattributes),
 # ignore-revs files that are not files or are huge or odd, and names with
 # control characters in errors. Each ends within a time and memory bound
-# (`bounded`, 10 s here): an error in one `strata: ` line, or the answer.
+# (`bounded`: lib.sh's 60 s, a bound for a hang, not a measure of speed:
+# 10 s ran out on a loaded machine): an error in one `strata: ` line, or
+# the answer.
 set -eu
 . "$(dirname "$0")/lib.sh"
-BOUND_SECONDS=10
 
 # The paths of a blame, sorted.
 paths() {

@@ -506,7 +506,10 @@ fuzz() {
 	return 1
 }
 
-nfuzz=${IGNORE_FUZZ:-40}
+# IGNORE_FUZZ=N histories (LONG=1, make test-long: 400).
+nfuzz=40
+[ "${LONG:-0}" != 1 ] || nfuzz=400
+nfuzz=${IGNORE_FUZZ:-$nfuzz}
 bad=0
 for ((s = 1; s <= nfuzz; s++)); do
 	fuzz "$s" >>"$work/fuzz.log" 2>&1 || bad=$((bad + 1))

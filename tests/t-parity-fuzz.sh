@@ -173,9 +173,12 @@ fuzz() {
 	parity . HEAD --first-parent "${ign[@]}"
 }
 
-# FUZZ_SEEDS="$(seq 100 300)" tests/run fuzz hunts longer; FUZZ_STEPS sets
-# the history length (default: 40, or 60 for every third seed).
-for seed in ${FUZZ_SEEDS:-1 2 3 4 5 6}; do
+# FUZZ_SEEDS="$(seq 100 300)" tests/run fuzz hunts longer (LONG=1, make
+# test-long: seeds 1 to 60); FUZZ_STEPS sets the history length (default:
+# 40, or 60 for every third seed).
+seeds="1 2 3 4 5 6"
+[ "${LONG:-0}" != 1 ] || seeds=$(seq 1 60)
+for seed in ${FUZZ_SEEDS:-$seeds}; do
 	run_case "seed-$seed" fuzz "$seed" "${FUZZ_STEPS:-$((seed % 3 ? 40 : 60))}"
 done
 finish

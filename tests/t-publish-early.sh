@@ -131,16 +131,15 @@ no_parents_left() {
 	[ -z "$(ls -A have)" ] || { echo "have/ was written"; ls -A have; return 1; }
 	no_leftovers
 	# Stopped by a signal once its build directory is there.
-	SOURCE_DATE_EPOCH=1700000000 env --default-signal=TERM "$STRATA" \
-		report --quiet repo --out new/a/b 2>err &
-	pid=$!
-	while [ -z "$(find . -maxdepth 1 -name '.b.strata-*')" ]; do
-		kill -0 $pid 2>/dev/null || { echo "finished too soon"; return 1; }
-		sleep 0.001
-	done
-	kill -TERM $pid
+	SOURCE_DATE_EPOCH=1700000000 stop_at stage env --default-signal=TERM \
+		"$STRATA" report --quiet repo --out new/a/b 2>err ||
+		{ echo "strata did not stop at stage"; cat err; return 1; }
+	[ -n "$(find . -maxdepth 1 -name '.b.strata-*')" ] ||
+		{ echo "no build directory at stage"; return 1; }
+	kill -TERM "$pid"
+	kill -CONT "$pid"
 	rc=0
-	wait $pid || rc=$?
+	wait "$pid" || rc=$?
 	[ $rc = 143 ] || { echo "exit $rc"; cat err; return 1; }
 	[ ! -e new ] || { echo "new/ was left after SIGTERM"; return 1; }
 	no_leftovers

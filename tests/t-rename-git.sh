@@ -8,26 +8,12 @@
 # by one; random cases then look for anything the fixed ones miss.
 set -eu
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-rename-git.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-san=
-[ "${SAN:-0}" = 1 ] && san="-fsanitize=address,undefined -fno-omit-frame-pointer"
-# shellcheck disable=SC2086
-if ! ${CC:-cc} -std=c11 -Wall -Wextra -Werror -O1 -g $san -D_GNU_SOURCE \
-	-I"$root/include" $(pkg-config --cflags libgit2) \
-	$(pkg-config --cflags libdeflate) \
-	"$root/tests/unit/rename_test.c" "$root/src/rename.c" \
-	"$root/src/odb.c" $(compgen -G "$root/src/odb_*.c" || true) "$root/src/error.c" \
-	"$root/src/util.c" \
-	$(pkg-config --libs libgit2 libdeflate zlib) -pthread \
-	-o "$tmp/rename_test" 2>"$tmp/cc.log"; then
-	cat "$tmp/cc.log" >&2
-	echo "t-rename-git: build failed" >&2
-	exit 1
-fi
+# shellcheck source=tests/unit-lib.sh
+. "$(dirname "$0")/unit-lib.sh"
+unit_setup t-rename-git
+# (unit_build brings a module's stage files src/MODULE_*.c too.)
+unit_build "$tmp/rename_test" "libgit2 libdeflate zlib" \
+	tests/unit/rename_test.c src/rename.c src/odb.c src/error.c
 T=$tmp/rename_test
 
 # git must see no user or system configuration.
@@ -374,8 +360,11 @@ check a/x.txt p.txt noblame
 # tie often); some are exact copies, CRLF copies, symlinks or empty; names
 # come from a few directories and basenames so basenames clash.
 
+# RENAME_RANDOM_CASES=N of them: 50, or with LONG=1 (make test-long) 600.
 RANDOM=${RENAME_RANDOM_SEED:-4242}
-nrandom=${RENAME_RANDOM_CASES:-150}
+nrandom=50
+[ "${LONG:-0}" != 1 ] || nrandom=600
+nrandom=${RENAME_RANDOM_CASES:-$nrandom}
 pool=()
 for ((i = 0; i < 80; i++)); do pool+=("$(printf 'w%03d' $i)"); done
 

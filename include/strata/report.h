@@ -83,6 +83,10 @@ int report_check(const struct report_options *opts);
  * caught: it then stops at the next step, puts DIR back as it was,
  * removes what it made and fails with "interrupted by SIG...". A signal
  * that comes once the new report is in place lets it finish.
+ *
+ * Test-only: STRATA_TEST_STOP=PHASE:PPID stops the process (SIGSTOP) at
+ * a named phase of publishing when PPID is its parent's id; src/report.c
+ * lists the phases. Any other value is ignored.
  */
 int report_publish(const struct tally *t, const struct report_info *info,
 		   const struct report_options *opts);
