@@ -52,6 +52,34 @@ static const struct options_value theme_values[] = {
 	{ "light", 0 }, { "dark", 1 }, { NULL, 0 }
 };
 
+/*
+ * Where an option would do nothing (docs/usage.md, "Options that would
+ * do nothing"). The table of --by release shows neither years, authors
+ * nor organisations; the others show no directories and no release
+ * unless --history adds its matrix; a report without authors has no
+ * organisations.
+ */
+static const struct options_conflict release_only[] = {
+	{ FOR(TABLE), "--by", BY(YEAR) | BY(AUTHOR) | BY(ORG), "--history" },
+	{ 0, NULL, 0, NULL }
+};
+
+static const struct options_conflict depth_conflicts[] = {
+	{ FOR(TABLE), "--by", BY(YEAR) | BY(AUTHOR) | BY(ORG), NULL },
+	{ 0, NULL, 0, NULL }
+};
+
+static const struct options_conflict date_conflicts[] = {
+	{ FOR(TABLE), "--by", BY(RELEASE) | BY(AUTHOR) | BY(ORG), NULL },
+	{ 0, NULL, 0, NULL }
+};
+
+static const struct options_conflict org_map_conflicts[] = {
+	{ FOR(TABLE), "--by", BY(RELEASE) | BY(YEAR) | BY(AUTHOR), NULL },
+	{ FOR(REPORT), "--no-authors", 0, NULL },
+	{ 0, NULL, 0, NULL }
+};
+
 const struct options_spec options_table[] = {
 	/* ---- every command ---- */
 	{ .name = "--rev", .cmds = OPTIONS_ALL, .kind = OPTIONS_STRING,
@@ -138,6 +166,7 @@ const struct options_spec options_table[] = {
 	/* ---- table and report ---- */
 	{ .name = "--tags", .cmds = FOR(TABLE) | FOR(REPORT),
 	  .kind = OPTIONS_STRING, .offset = AT(tags), .arg = "ERE",
+	  .conflicts = release_only,
 	  .help = "tags that mark releases (POSIX extended\n"
 		  "regular expression, whole tag name)\n",
 	  .man = "The tags that mark releases: a POSIX extended regular "
@@ -147,6 +176,7 @@ const struct options_spec options_table[] = {
 		 ".BR 2.6.33\\-rc1 \" or \" jq\\-1.5 .\n" },
 	{ .name = "--group", .cmds = FOR(TABLE) | FOR(REPORT),
 	  .kind = OPTIONS_STRING, .offset = AT(group), .arg = "ERE",
+	  .conflicts = release_only,
 	  .help = "its first subexpression names the release\n"
 		  "of a matching tag\n",
 	  .man = "Its first subexpression names the release of a matching "
@@ -171,7 +201,7 @@ const struct options_spec options_table[] = {
 		 ".IR NAME ).\n" },
 	{ .name = "--tag-scope", .cmds = FOR(TABLE) | FOR(REPORT),
 	  .kind = OPTIONS_ENUM, .offset = AT(tag_scope), .arg = "SCOPE",
-	  .values = scope_values,
+	  .values = scope_values, .conflicts = release_only,
 	  .help = "the tags that count: those REV contains\n"
 		  "and every other dated no later than REV\n"
 		  "(dated, the default), or only those REV\n"
@@ -190,7 +220,7 @@ const struct options_spec options_table[] = {
 		 "contains.\n" },
 	{ .name = "--depth", .cmds = FOR(TABLE) | FOR(REPORT),
 	  .kind = OPTIONS_INT, .offset = AT(depth), .arg = "N",
-	  .min = 1, .max = 64,
+	  .min = 1, .max = 64, .conflicts = depth_conflicts,
 	  .help = "directory levels tallied (default: 1)\n",
 	  .man = "Directory levels tallied, and given pages by\n"
 		 ".BR report ,\n"
@@ -222,6 +252,7 @@ const struct options_spec options_table[] = {
 		 "release and\neach release's half-life.\n" },
 	{ .name = "--date", .cmds = FOR(TABLE) | FOR(REPORT),
 	  .kind = OPTIONS_ENUM, .offset = AT(date), .values = date_values,
+	  .conflicts = date_conflicts,
 	  .help = "the date that puts a commit in a year\n"
 		  "(default: committer)\n",
 	  .man = "The date that puts a commit in a calendar year (UTC) for "
@@ -229,6 +260,7 @@ const struct options_spec options_table[] = {
 		 "the history, the default) or the\nauthor's.\n" },
 	{ .name = "--org-map", .cmds = FOR(TABLE) | FOR(REPORT),
 	  .kind = OPTIONS_STRING, .offset = AT(org_map), .arg = "FILE",
+	  .conflicts = org_map_conflicts,
 	  .help = "organisations of email addresses and\n"
 		  "domains, in gitdm's format (default: the\n"
 		  "email's domain)\n",
@@ -591,7 +623,7 @@ int options_parse(struct options *o, enum options_cmd cmd, int argc,
 		return error_setc(STRATA_EUSAGE,
 				  "paths after '--' are only taken by 'strata "
 				  "blame'; use --include for a tally");
-	return check_conflicts(o);
+	return 0;
 }
 
 /*
@@ -620,8 +652,10 @@ static int source_date(int64_t *out)
 
 /*
  * Every value checked before any work, the same way whatever the
- * command: the globs, the expressions and SOURCE_DATE_EPOCH. (Numbers
- * and words are checked as they are parsed.)
+ * command: the globs, the expressions, SOURCE_DATE_EPOCH and the org
+ * map (numbers and words are checked as they are parsed); then whether
+ * an option would do nothing. Values come first so that a bad value is
+ * named as such, whatever else the command line holds.
  */
 int options_check(struct options *o)
 {
@@ -647,7 +681,7 @@ int options_check(struct options *o)
 	o->filter.ninclude = o->include.n;
 	o->filter.exclude = (const char *const *)o->exclude.v;
 	o->filter.nexclude = o->exclude.n;
-	return 0;
+	return check_conflicts(o);
 }
 
 void options_release(struct options *o)

@@ -130,8 +130,8 @@ int options_wants_help(int argc, char **argv);
 
 /*
  * Parse argv[2...] for the command `cmd` into *o, which starts with the
- * defaults. Values are checked as they are parsed; an option given to a
- * command or mode where it would have no effect is STRATA_EUSAGE.
+ * defaults. Numbers and words are checked as they are parsed; an option
+ * given to a command it does not apply to is STRATA_EUSAGE.
  * options_release() frees *o even after a failure.
  */
 int options_parse(struct options *o, enum options_cmd cmd, int argc,
@@ -141,6 +141,8 @@ int options_parse(struct options *o, enum options_cmd cmd, int argc,
  * What can be checked before any work: globs, --tags and --group,
  * SOURCE_DATE_EPOCH (report), and the org map, which it reads (a bad
  * line is an error naming the file and line). Fills o->filter's globs.
+ * Then an option given where it would have no effect (its row's
+ * conflicts) is STRATA_EUSAGE.
  */
 int options_check(struct options *o);
 
