@@ -157,15 +157,10 @@ static int oid_cmp(const void *a, const void *b)
 static int add_ignore(git_oid **list, size_t *n, size_t *alloc,
 		      const git_oid *oid)
 {
-	if (*n == *alloc) {
-		size_t na = *alloc ? *alloc * 2 : 16;
-		git_oid *p = realloc(*list, na * sizeof(*p));
+	int rc = UTIL_GROW(*list, *alloc, *n + 1);
 
-		if (!p)
-			return error_oom();
-		*list = p;
-		*alloc = na;
-	}
+	if (rc < 0)
+		return rc;
 	git_oid_cpy(&(*list)[(*n)++], oid);
 	return 0;
 }
@@ -230,46 +225,33 @@ static char *resolve_config_path(struct repository *repo, const char *p)
 	return out;
 }
 
-/* The ignore-revs files in git's order: the config's, then ours; an
- * empty name clears the list so far. */
-struct file_list {
-	struct repository *repo;
-	char **files;
-	size_t n, alloc;
-	int rc;
-};
-
-static int file_list_add(struct file_list *l, const char *name, int config)
+/*
+ * An ignore-revs file, in git's order (the config's, then ours): an
+ * empty name clears the list so far; a configured name is relative to
+ * the top of the work tree.
+ */
+static int file_list_add(struct util_strlist *l, struct repository *repo,
+			 const char *name, int config)
 {
-	size_t i;
+	char *path;
+	int rc;
 
 	if (!*name) {
-		for (i = 0; i < l->n; i++)
-			free(l->files[i]);
-		l->n = 0;
+		util_strlist_release(l);
 		return 0;
 	}
-	if (l->n == l->alloc) {
-		size_t na = l->alloc ? l->alloc * 2 : 4;
-		char **p = realloc(l->files, na * sizeof(*p));
-
-		if (!p)
-			return (l->rc = error_oom());
-		l->files = p;
-		l->alloc = na;
-	}
-	l->files[l->n] = config ? resolve_config_path(l->repo, name)
-				: strdup(name);
-	if (!l->files[l->n])
-		return (l->rc = error_oom());
-	l->n++;
-	return 0;
+	if (!config)
+		return util_strlist_push(l, name);
+	if (!(path = resolve_config_path(repo, name)))
+		return error_oom();
+	rc = util_strlist_push(l, path);
+	free(path);
+	return rc;
 }
 
 /* Raw blame.ignoreRevsFile values, before git's ordering. */
 struct cfg_values {
-	char **v;
-	size_t n, alloc;
+	struct util_strlist list;
 	int rc;
 };
 
@@ -277,31 +259,14 @@ static int cfg_file_cb(const git_config_entry *e, void *payload)
 {
 	struct cfg_values *c = payload;
 
-	if (c->n == c->alloc) {
-		size_t na = c->alloc ? c->alloc * 2 : 4;
-		char **p = realloc(c->v, na * sizeof(*p));
-
-		if (!p)
-			return (c->rc = error_oom());
-		c->v = p;
-		c->alloc = na;
-	}
-	if (!(c->v[c->n] = strdup(e->value)))
-		return (c->rc = error_oom());
-	c->n++;
-	return 0;
-}
-
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return (c->rc = util_strlist_push(&c->list, e->value));
 }
 
 static int load_ignores(git_oid **out, size_t *nout, struct repository *repo,
 			const struct options *o)
 {
-	struct file_list fl = {repo, NULL, 0, 0, 0};
-	struct cfg_values cv = {NULL, 0, 0, 0};
+	struct util_strlist fl = UTIL_STRLIST_INIT;
+	struct cfg_values cv = {UTIL_STRLIST_INIT, 0};
 	git_config *cfg = NULL;
 	git_oid *list = NULL;
 	size_t n = 0, alloc = 0, i;
@@ -319,19 +284,19 @@ static int load_ignores(git_oid **out, size_t *nout, struct repository *repo,
 	 * so an empty value (sorted first) clears only what comes before it
 	 * on the command line's side, not the other configured files.
 	 */
-	if (cv.n)
-		qsort(cv.v, cv.n, sizeof(*cv.v), str_cmp);
-	for (i = 0; i < cv.n; i++) {
-		if (i && !strcmp(cv.v[i], cv.v[i - 1]))
+	util_strlist_sort(&cv.list);
+	for (i = 0; i < cv.list.n; i++) {
+		if (i && !strcmp(cv.list.v[i], cv.list.v[i - 1]))
 			continue;
-		if ((rc = file_list_add(&fl, cv.v[i], 1)) < 0)
+		if ((rc = file_list_add(&fl, repo, cv.list.v[i], 1)) < 0)
 			goto done;
 	}
 	for (i = 0; i < o->ignore_files.n; i++)
-		if ((rc = file_list_add(&fl, o->ignore_files.v[i], 0)) < 0)
+		if ((rc = file_list_add(&fl, repo, o->ignore_files.v[i],
+					0)) < 0)
 			goto done;
 	for (i = 0; i < fl.n; i++)
-		if ((rc = read_ignore_file(repo, fl.files[i], &list, &n,
+		if ((rc = read_ignore_file(repo, fl.v[i], &list, &n,
 					   &alloc)) < 0)
 			goto done;
 	for (i = 0; i < o->ignore_revs.n; i++) {
@@ -351,12 +316,8 @@ static int load_ignores(git_oid **out, size_t *nout, struct repository *repo,
 	*nout = n;
 	list = NULL;
 done:
-	for (i = 0; i < fl.n; i++)
-		free(fl.files[i]);
-	free(fl.files);
-	for (i = 0; i < cv.n; i++)
-		free(cv.v[i]);
-	free(cv.v);
+	util_strlist_release(&fl);
+	util_strlist_release(&cv.list);
 	free(list);
 	return rc;
 }
@@ -413,16 +374,8 @@ static int print_blame(const struct blame_result *b, const struct history *h,
 			goto done;
 		}
 		plen = strlen(name);
-		if (cap < plen + 128) {
-			char *nb = realloc(buf, plen + 128);
-
-			if (!nb) {
-				rc = error_oom();
-				goto done;
-			}
-			buf = nb;
-			cap = plen + 128;
-		}
+		if ((rc = UTIL_GROW(buf, cap, plen + 128)) < 0)
+			goto done;
 		for (s = 0; s < f->nlines; s = e) {
 			const unsigned char *id;
 			char *p = buf;
@@ -593,40 +546,57 @@ static int build_cohorts(struct cohorts **out, const struct options *o,
 	return rc;
 }
 
-/* The tally and what table and report say about the run. */
-static int run_tally(struct options *o, struct repository *repo,
-		     const struct history *h, const struct blame_result *b,
-		     const struct releases *rel, const struct snapshots *snap,
-		     const git_oid *ignore, size_t nignore,
-		     struct report_info *info, const struct timespec *t0)
+/* What the filters left out, counted from REV's tree, for the info. */
+static int count_left_out(struct report_info *info, struct options *o,
+			  struct repository *repo, const struct history *h)
 {
-	struct tally *t = NULL;
-	struct cohorts *coh = NULL;
-	struct report_options rep = {0};
-	char **ignore_hex = NULL;
-	size_t i;
+	struct blame_left_out lo;
 	int rc;
 
-	if ((rc = tally_build(&t, b, rel, (unsigned)o->depth, NULL, NULL)) < 0)
-		goto done;
-	t->history = snap;
-	if ((rc = build_cohorts(&coh, o, repo, h, b, t)) < 0)
-		goto done;
-	t->cohorts = coh;
-	if (filter_active(&o->filter)) {
-		struct blame_left_out lo;
+	if (!filter_active(&o->filter))
+		return 0;
+	rc = blame_count_left_out(&lo, repo, &h->commits[h->n - 1].tree,
+				  left_out_reason, o);
+	if (rc < 0)
+		return rc;
+	info->left_globs_files = lo.files[FILTER_GLOBS];
+	info->left_globs_lines = lo.lines[FILTER_GLOBS];
+	info->left_vendored_files = lo.files[FILTER_VENDORED];
+	info->left_vendored_lines = lo.lines[FILTER_VENDORED];
+	info->left_missing = lo.missing;
+	return 0;
+}
 
-		rc = blame_count_left_out(&lo, repo,
-					  &h->commits[h->n - 1].tree,
-					  left_out_reason, o);
-		if (rc < 0)
-			goto done;
-		info->left_globs_files = lo.files[FILTER_GLOBS];
-		info->left_globs_lines = lo.lines[FILTER_GLOBS];
-		info->left_vendored_files = lo.files[FILTER_VENDORED];
-		info->left_vendored_lines = lo.lines[FILTER_VENDORED];
-		info->left_missing = lo.missing;
+/* The ignored commits in hex, for report.json; freed by free_hex(). */
+static int ignore_hex_of(char ***out, const git_oid *ignore, size_t n)
+{
+	char **hex = calloc(n ? n : 1, sizeof(*hex));
+	size_t i;
+
+	*out = hex;
+	if (!hex)
+		return error_oom();
+	for (i = 0; i < n; i++) {
+		if (!(hex[i] = malloc(GIT_OID_HEXSZ + 1)))
+			return error_oom();
+		git_oid_tostr(hex[i], GIT_OID_HEXSZ + 1, &ignore[i]);
 	}
+	return 0;
+}
+
+static void free_hex(char **hex, size_t n)
+{
+	for (size_t i = 0; hex && i < n; i++)
+		free(hex[i]);
+	free(hex);
+}
+
+/* How the run was asked for and what it found, as report and table say. */
+static void describe_run(struct report_info *info, const struct options *o,
+			 struct repository *repo, const struct history *h,
+			 const struct blame_result *b,
+			 const struct releases *rel)
+{
 	info->repo_name = o->title ? o->title : repo->name;
 	info->rev = o->rev;
 	info->commit_time = h->commits[h->n - 1].time;
@@ -640,21 +610,6 @@ static int run_tally(struct options *o, struct repository *repo,
 	info->tags_skipped = rel->nskipped;
 	info->first_parent = o->first_parent;
 	info->ignore_whitespace = o->ignore_ws;
-	ignore_hex = calloc(nignore ? nignore : 1, sizeof(*ignore_hex));
-	if (!ignore_hex) {
-		rc = error_oom();
-		goto done;
-	}
-	for (i = 0; i < nignore; i++) {
-		ignore_hex[i] = malloc(GIT_OID_HEXSZ + 1);
-		if (!ignore_hex[i]) {
-			rc = error_oom();
-			goto done;
-		}
-		git_oid_tostr(ignore_hex[i], GIT_OID_HEXSZ + 1, &ignore[i]);
-	}
-	info->ignore_revs = (const char *const *)ignore_hex;
-	info->nignore_revs = nignore;
 	info->include = (const char *const *)o->include.v;
 	info->ninclude = o->include.n;
 	info->exclude = (const char *const *)o->exclude.v;
@@ -671,26 +626,60 @@ static int run_tally(struct options *o, struct repository *repo,
 	/* The same input gives the same report: no wall clock by default. */
 	info->generated = o->generated >= 0 ? o->generated : info->commit_time;
 	info->reproducible = o->generated >= 0;
-	info->seconds_total = seconds_since(t0);
+}
+
+/* The tally printed (table) or published (report). */
+static int show_tally(const struct tally *t, const struct options *o,
+		      const struct snapshots *snap,
+		      const struct report_info *info)
+{
+	struct report_options rep;
+	char note[256];
+	int rc;
+
 	if (o->cmd == OPTIONS_TABLE) {
 		rc = table_print(stdout, t, info, o->by, o->quote_fully);
 		if (rc == 0 && snap)
 			table_print_history(stdout, t, snap, o->quote_fully);
-		goto done;
+		return rc;
 	}
 	report_options_of(&rep, o);
 	rc = report_publish(t, info, &rep);
 	if (rc == 0 && !o->quiet && table_no_release(t)) {
-		char note[256];
-
 		table_no_release_note(note, sizeof(note), info);
 		fprintf(stderr, "strata: note: %s\n", note);
 	}
+	return rc;
+}
+
+/* The tally and what table and report say about the run. */
+static int run_tally(struct options *o, struct repository *repo,
+		     const struct history *h, const struct blame_result *b,
+		     const struct releases *rel, const struct snapshots *snap,
+		     const git_oid *ignore, size_t nignore,
+		     struct report_info *info, const struct timespec *t0)
+{
+	struct tally *t = NULL;
+	struct cohorts *coh = NULL;
+	char **ignore_hex = NULL;
+	int rc;
+
+	if ((rc = tally_build(&t, b, rel, (unsigned)o->depth, NULL, NULL)) < 0)
+		goto done;
+	t->history = snap;
+	if ((rc = build_cohorts(&coh, o, repo, h, b, t)) < 0)
+		goto done;
+	t->cohorts = coh;
+	if ((rc = count_left_out(info, o, repo, h)) < 0 ||
+	    (rc = ignore_hex_of(&ignore_hex, ignore, nignore)) < 0)
+		goto done;
+	describe_run(info, o, repo, h, b, rel);
+	info->ignore_revs = (const char *const *)ignore_hex;
+	info->nignore_revs = nignore;
+	info->seconds_total = seconds_since(t0);
+	rc = show_tally(t, o, snap, info);
 done:
-	if (ignore_hex)
-		for (i = 0; i < nignore; i++)
-			free(ignore_hex[i]);
-	free(ignore_hex);
+	free_hex(ignore_hex, nignore);
 	tally_free(t);
 	cohorts_free(coh);
 	return rc;
