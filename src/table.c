@@ -16,6 +16,7 @@
 #include "strata/cohorts.h"
 #include "strata/table.h"
 #include "strata/tally.h"
+#include "strata/util.h"
 
 static const char *plural(uint64_t n, const char *one, const char *many)
 {
@@ -34,15 +35,163 @@ static int digits(uint64_t v)
 }
 
 /*
- * A name from the repository as git prints it (control characters and
- * the like quoted: a name must not drive the terminal), padded with
+ * How a name is shown: `fully` is core.quotePath for the names git
+ * itself quotes (paths, refs, the repository's); NAME_TEXT for a
+ * person's or an organisation's name, which git shortlog prints as it
+ * is: valid UTF-8 goes to the terminal as it is (a reader sees
+ * "Nguyễn", not "Nguy\341\273\205n"), and only a name holding a control
+ * character (C0, DEL or C1) or a byte that is not UTF-8 is quoted, as
+ * git quotes, so that no name can drive the terminal.
+ */
+#define NAME_TEXT 2
+
+/* The code point of the well-formed sequence of n bytes at p. */
+static uint32_t utf8_decode(const unsigned char *p, size_t n)
+{
+	static const unsigned char lead_mask[5] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	uint32_t c = p[0] & lead_mask[n];
+
+	for (size_t i = 1; i < n; i++)
+		c = c << 6 | (p[i] & 0x3f);
+	return c;
+}
+
+/* A control character: C0, DEL or C1. */
+static int is_control(uint32_t c)
+{
+	return c < 0x20 || (c >= 0x7f && c < 0xa0);
+}
+
+/* 1 if s must be quoted to be shown as text (see NAME_TEXT). */
+static int text_needs_quote(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = util_utf8_seq(p);
+		uint32_t c;
+
+		if (!n)
+			return 1;
+		c = utf8_decode(p, n);
+		if (is_control(c))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/* s quoted as git quotes, keeping valid UTF-8 text that is no control. */
+static char *text_quote(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = malloc(util_add(util_mul(strlen(s), 8), 3)), *o = out;
+
+	if (!out)
+		return NULL;
+	*o++ = '"';
+	while (*p) {
+		size_t n = util_utf8_seq(p), k;
+		uint32_t c = n ? utf8_decode(p, n) : 0x80;
+
+		if (n && !is_control(c) && c != '"' && c != '\\') {
+			memcpy(o, p, n);
+			o += n;
+			p += n;
+			continue;
+		}
+		/* One byte escaped: a control, or one that is not UTF-8. */
+		for (k = 0; k < (n ? n : 1); k++, p++) {
+			char tmp[8];
+			size_t len = quote_write(tmp, (const char[2]){
+						   (char)*p, 0 }, 1);
+
+			/* tmp is "\"X\"": the escape between the quotes. */
+			memcpy(o, tmp + 1, len - 2);
+			o += len - 2;
+		}
+	}
+	*o++ = '"';
+	*o = '\0';
+	return out;
+}
+
+/* The name as shown: name itself, or *buf holding it quoted (or NULL). */
+static const char *shown_name(char **buf, const char *name, int fully)
+{
+	if (fully != NAME_TEXT)
+		return quote_name(buf, name, fully);
+	if (!text_needs_quote(name))
+		return name;
+	free(*buf);
+	return (*buf = text_quote(name));
+}
+
+/*
+ * Columns a code point takes in a terminal, as wcwidth() gives them for
+ * the common cases but with no locale: combining marks and zero-width
+ * characters none, East Asian wide and full-width characters two.
+ */
+static int cp_width(uint32_t c)
+{
+	static const uint32_t zero[][2] = {
+		{ 0x0300, 0x036f }, { 0x0483, 0x0489 }, { 0x0591, 0x05bd },
+		{ 0x0610, 0x061a }, { 0x064b, 0x065f }, { 0x0e31, 0x0e31 },
+		{ 0x0e34, 0x0e3a }, { 0x0e47, 0x0e4e }, { 0x1ab0, 0x1aff },
+		{ 0x1dc0, 0x1dff }, { 0x200b, 0x200f }, { 0x20d0, 0x20ff },
+		{ 0xfe00, 0xfe0f }, { 0xfe20, 0xfe2f },
+	};
+	static const uint32_t wide[][2] = {
+		{ 0x1100, 0x115f }, { 0x2e80, 0x303e }, { 0x3041, 0x33ff },
+		{ 0x3400, 0x4dbf }, { 0x4e00, 0x9fff }, { 0xa000, 0xa4cf },
+		{ 0xac00, 0xd7a3 }, { 0xf900, 0xfaff }, { 0xfe30, 0xfe4f },
+		{ 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x1f300, 0x1f64f },
+		{ 0x1f900, 0x1f9ff }, { 0x20000, 0x2fffd }, { 0x30000, 0x3fffd },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(zero) / sizeof(*zero); i++)
+		if (c >= zero[i][0] && c <= zero[i][1])
+			return 0;
+	for (i = 0; i < sizeof(wide) / sizeof(*wide); i++)
+		if (c >= wide[i][0] && c <= wide[i][1])
+			return 2;
+	return 1;
+}
+
+/* Columns the shown string s takes (a byte not UTF-8 counts one). */
+static size_t display_width(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t w = 0, n;
+
+	for (; *p; p += n ? n : 1) {
+		n = util_utf8_seq(p);
+		w += n ? (size_t)cp_width(utf8_decode(p, n)) : 1;
+	}
+	return w;
+}
+
+/* Columns the name takes as shown. */
+static size_t name_width(const char *name, int fully)
+{
+	char *q = NULL;
+	const char *shown = shown_name(&q, name, fully);
+	size_t w = shown ? display_width(shown) : 1;
+
+	free(q);
+	return w;
+}
+
+/*
+ * A name from the repository as shown (see NAME_TEXT), padded with
  * spaces to `width` columns (left-aligned).
  */
 static void put_name(FILE *out, const char *name, size_t width, int fully)
 {
 	char *q = NULL;
-	const char *shown = quote_name(&q, name, fully);
-	size_t w = quote_width(name, fully);
+	const char *shown = shown_name(&q, name, fully);
+	size_t w = shown ? display_width(shown) : 1;
 
 	fputs(shown ? shown : "?", out);
 	for (; w < width; w++)
@@ -72,7 +221,7 @@ static void print_releases(FILE *out, const struct tally *t, int fully)
 
 	for (i = 0; i < t->nreleases; i++) {
 		const struct tally_release *r = &t->releases[i];
-		size_t w = quote_width(r->name, fully);
+		size_t w = name_width(r->name, fully);
 
 		if (w > wname)
 			wname = w;
@@ -166,7 +315,7 @@ static int print_dirs(FILE *out, const struct tally *t, int fully)
 		wname = strlen(head);
 	for (i = 0; i < (size_t)n; i++) {
 		const struct tally_dir *d = &t->dirs[order[i]];
-		size_t w = 2 * (d->level - 1) + quote_width(d->path, fully);
+		size_t w = 2 * (d->level - 1) + name_width(d->path, fully);
 
 		if (w > wname)
 			wname = w;
@@ -249,7 +398,7 @@ static void print_cohorts(FILE *out, const struct cohort_view *v,
 	int wlines = (int)strlen("lines"), wcommits = (int)strlen("commits");
 
 	for (i = 0; i < v->n; i++) {
-		size_t w = quote_width(v->v[i].name, fully);
+		size_t w = name_width(v->v[i].name, fully);
 
 		if (w > wname)
 			wname = w;
@@ -272,18 +421,16 @@ static void print_cohorts(FILE *out, const struct cohort_view *v,
 }
 
 /* The table of --by year, author or org: the cohorts and what was left. */
-static void print_by(FILE *out, const struct tally *t, int by, int fully)
+static void print_by(FILE *out, const struct tally *t, int by)
 {
 	const struct cohorts *c = t->cohorts;
+	const struct cohort_view *v = by == OPTIONS_BY_YEAR ? &c->years :
+				      by == OPTIONS_BY_AUTHOR ? &c->authors :
+				      &c->orgs;
+	const char *head = by == OPTIONS_BY_YEAR ? "year" :
+			   by == OPTIONS_BY_AUTHOR ? "author" : "organisation";
 
-	if (by == OPTIONS_BY_YEAR)
-		print_cohorts(out, &c->years, "year", c->total_lines, fully);
-	else if (by == OPTIONS_BY_AUTHOR)
-		print_cohorts(out, &c->authors, "author", c->total_lines,
-			      fully);
-	else
-		print_cohorts(out, &c->orgs, "organisation", c->total_lines,
-			      fully);
+	print_cohorts(out, v, head, c->total_lines, NAME_TEXT);
 }
 
 int table_print(FILE *out, const struct tally *t, const struct report_info *in,
@@ -301,7 +448,7 @@ int table_print(FILE *out, const struct tally *t, const struct report_info *in,
 	       plural(t->total_lines, "line", "lines"), t->nfiles,
 	       plural(t->nfiles, "file", "files"));
 	if (by != OPTIONS_BY_RELEASE) {
-		print_by(out, t, by, fully);
+		print_by(out, t, by);
 		goto notes;
 	}
 	print_releases(out, t, fully);
@@ -355,8 +502,8 @@ static size_t history_name_width(const struct snapshots *s, int fully)
 	size_t w = strlen("snapshot"), k;
 
 	for (k = 0; k < s->n; k++)
-		if (quote_width(s->list[k].name, fully) > w)
-			w = quote_width(s->list[k].name, fully);
+		if (name_width(s->list[k].name, fully) > w)
+			w = name_width(s->list[k].name, fully);
 	return w;
 }
 
@@ -375,7 +522,7 @@ static void print_history_head(FILE *out, const struct tally *t, size_t ncols,
 
 		for (r = 0; history_column(r, t->nreleases) != c; r++)
 			;
-		name = quote_name(&q, t->releases[r].name, fully);
+		name = shown_name(&q, t->releases[r].name, fully);
 		fprintf(out, " %8.*s%s", t->nreleases > HISTORY_COLUMNS ? 7 : 8,
 		       name ? name : "?",
 		       t->nreleases > HISTORY_COLUMNS ? "+" : "");
@@ -415,8 +562,8 @@ static void print_survival(FILE *out, const struct tally *t,
 
 	for (r = 0; r < t->nreleases; r++)
 		if (s->survival[r].base != SNAPSHOT_NONE &&
-		    quote_width(t->releases[r].name, fully) > wrel)
-			wrel = quote_width(t->releases[r].name, fully);
+		    name_width(t->releases[r].name, fully) > wrel)
+			wrel = name_width(t->releases[r].name, fully);
 	fprintf(out, "\n%-*s  %-*s  %12s  %8s  %s\n", (int)wrel, "release",
 	       (int)wname, "counted at", "lines then", "left", "half-life");
 	for (r = 0; r < t->nreleases; r++) {
