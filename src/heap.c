@@ -86,7 +86,8 @@ void heap_describe(char *buf, size_t size)
 
 	snprintf(buf, size, "heap on %s pages%s%s%s",
 		 huge ? "huge" : "small",
-		 env ? " (GLIBC_TUNABLES=" : "", env ? env : "", env ? ")" : "");
+		 env ? " (GLIBC_TUNABLES=" : "", env ? env : "",
+		 env ? ")" : "");
 }
 
 /*

@@ -342,6 +342,10 @@ const struct options_spec options_table[] = {
 
 const size_t options_count = sizeof(options_table) / sizeof(*options_table);
 
+/* struct options' `given` has a bit a row. */
+_Static_assert(sizeof(options_table) / sizeof(*options_table) <= 64,
+	       "more options than bits in options.given");
+
 /* ---- defaults and lookup ---- */
 
 static const char *const cmd_names[] = { "blame", "table", "report" };
