@@ -6,17 +6,13 @@
  * Only this file prints messages and chooses exit codes: 0 on success, 1
  * on failure, 2 on a usage error.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <git2.h>
 #include <limits.h>
-#include <malloc.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <time.h>
 #include <unistd.h>
 
