@@ -249,5 +249,16 @@ fuzz: deps $(FUZZ_RUN:%=$(FUZZ_DIR)/fuzz_%)
 clean:
 	rm -rf build strata strata-publish.so
 
+# make man: docs/strata.1's OPTIONS section from the option table of
+# src/options.c (strata --help-man); tests/t-cli-man.sh fails when the
+# page and the table disagree.
+.PHONY: man
+man: strata
+	./strata --help-man >$(BUILD)/strata.1.options
+	awk -v gen=$(BUILD)/strata.1.options \
+		'/^\.SH OPTIONS/ { while ((getline l <gen) > 0) print l; skip = 1; next } \
+		 /^\.SH / { skip = 0 } !skip' docs/strata.1 >$(BUILD)/strata.1.tmp
+	mv -f $(BUILD)/strata.1.tmp docs/strata.1
+
 # Header dependencies (DEPFLAGS): what each object included last time.
 -include $(wildcard $(BUILD)/*.d $(FUZZ_DIR)/obj/*.d)

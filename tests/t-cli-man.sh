@@ -1,7 +1,9 @@
 #!/bin/bash
-# The man page, docs/strata.1: well-formed roff (no groff warnings), in
-# step with --help (every option of every --help text is in it, and every
-# option it describes is in --help), and installed by make install.
+# The man page, docs/strata.1: well-formed roff (no groff warnings), its
+# OPTIONS section the one the option table gives (strata --help-man, put
+# there by make man), in step with --help (every option of every --help
+# text is in it, and every option it describes is in --help), and
+# installed by make install.
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 MAN=$ROOT/docs/strata.1
@@ -47,6 +49,17 @@ in_sync() {
 	grep -q "$("$STRATA" --version)" page.txt
 }
 
+# The OPTIONS section is generated from src/options.c's table: a page
+# edited by hand, or a table changed without make man, fails here.
+generated() {
+	"$STRATA" --help-man >table.roff
+	sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$MAN" | sed '$d' >page.roff
+	diff -u page.roff table.roff || { echo "docs/strata.1 disagrees with the option table: run make man"; return 1; }
+	# Every row of the table is in it, with the modes that refuse it.
+	grep -q '^\.BR \\-\\-by " release|year|author|org"$' table.roff
+	grep -q '^Refused (a usage error' table.roff
+}
+
 installed() {
 	make -s -C "$ROOT" install DESTDIR="$PWD/stage" PREFIX=/opt/strata \
 		STRATA_BIN="$STRATA" >/dev/null
@@ -58,5 +71,6 @@ installed() {
 
 run_case roff roff
 run_case in_sync in_sync
+run_case generated generated
 run_case installed installed
 finish

@@ -77,6 +77,59 @@ every_option() {
 	done
 }
 
+# An option given where it would do nothing is a usage error that names
+# the conflict, before any work (docs/usage.md, "Options that would do
+# nothing"); where it acts, it is taken.
+no_effect() {
+	printf 'example.com Example\n' >map
+	local by
+	expect_clean 2 "--date has no effect with --by release$" \
+		"$STRATA" table nowhere --by release --org-map map --date author
+	expect_clean 2 "--date has no effect with --by release$" \
+		"$STRATA" table nowhere --date author
+	expect_clean 2 "--org-map has no effect with --by release$" \
+		"$STRATA" table nowhere --org-map map
+	expect_clean 2 "--org-map has no effect with --no-authors$" \
+		"$STRATA" report nowhere --no-authors --org-map map --out rep
+	for by in author org; do
+		expect_clean 2 "--date has no effect with --by $by$" \
+			"$STRATA" table nowhere --by $by --date author
+	done
+	for by in year author; do
+		expect_clean 2 "--org-map has no effect with --by $by$" \
+			"$STRATA" table nowhere --by $by --org-map map
+	done
+	for by in year author org; do
+		expect_clean 2 "--depth has no effect with --by $by$" \
+			"$STRATA" table nowhere --by $by --depth 2
+		expect_clean 2 "--tags has no effect with --by $by without --history$" \
+			"$STRATA" table nowhere --by $by --tags 'v.*'
+		expect_clean 2 "--group has no effect with --by $by without --history$" \
+			"$STRATA" table nowhere --group '(v1).*' --by $by
+		expect_clean 2 "--tag-scope has no effect with --by $by without --history$" \
+			"$STRATA" table nowhere --by $by --tag-scope merged
+		expect_clean 2 "--tags has no effect with --by $by without --history$" \
+			"$STRATA" table nowhere --by $by --tags 'v.*' --history none
+	done
+	# Where they act, they are taken (and act).
+	sample
+	git -C r tag v2.0
+	"$STRATA" table r -q --by year --date author >/dev/null
+	"$STRATA" table r -q --by org --org-map map | grep -q '^Example '
+	"$STRATA" table r -q --by release --depth 2 | grep -q '^  sub/deeper '
+	"$STRATA" table r -q --by year --history year --tags 'v1.*' >tags.txt
+	"$STRATA" table r -q --by year --history year >all.txt
+	if cmp -s tags.txt all.txt; then
+		echo "--tags did nothing with --by year --history year"; return 1
+	fi
+	"$STRATA" report r -q --out rep --no-authors --date author
+	grep -q '"date": "author"' rep/data/report.json
+	rm -rf rep
+	"$STRATA" report r -q --out rep --org-map map
+	grep -q '"org_map": "map"' rep/data/report.json
+	rm -rf rep
+}
+
 # Filters that leave no text file fail the same way in every command.
 nothing_left() {
 	sample
@@ -190,6 +243,7 @@ odd_paths() {
 }
 
 run_case every_option every_option
+run_case no_effect no_effect
 run_case nothing_left nothing_left
 run_case write_errors write_errors
 run_case source_date_epoch source_date_epoch

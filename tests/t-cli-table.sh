@@ -3,7 +3,9 @@
 # that stands for it, as in releases.csv; names from the repository are
 # quoted as git quotes them, so none can drive the terminal; counts of
 # one are singular; columns stay aligned whatever the names; --depth
-# shows the directory levels asked for, each under its parent.
+# shows the directory levels asked for, each under its parent; names of
+# people and organisations in valid UTF-8 are printed as they are, their
+# columns aligned by display width.
 . "$(dirname "$0")/lib.sh"
 
 # Release 1 has tags v1.0 and, months later, v1.1 (folded in by
@@ -143,9 +145,72 @@ depth_levels() {
 	grep -q '^subsystem ' t1.txt
 }
 
+# The columns each line of FILE takes in a terminal: wide characters two,
+# combining marks none.
+display_widths() {
+	python3 -c '
+import sys, unicodedata
+for line in open(sys.argv[1], encoding="utf-8", errors="surrogateescape"):
+    line = line.rstrip("\n")
+    print(sum(0 if unicodedata.combining(c) else
+              2 if unicodedata.east_asian_width(c) in "WF" else 1
+              for c in line))' "$1"
+}
+
+# Authors and organisations as git shortlog shows them: valid UTF-8 as it
+# is ("Nguyễn", not "Nguy\341\273\205n"), whatever core.quotePath says
+# (it is about paths); a control character or a byte that is not UTF-8
+# quoted as git quotes, so that no name drives the terminal; every row
+# as wide as the header on the screen.
+utf8_names() {
+	repo_new r
+	local i=0 name
+	for name in 'Nguyễn Văn An' '山田太郎' $'Jose\xcc\x81 Mari\xcc\x81a' \
+		$'Evil\e[31m Red' $'C1\xc2\x9bcsi'; do
+		i=$((i + 1))
+		put a.c $(lines l 1 $i)
+		GIT_AUTHOR_NAME=$name GIT_AUTHOR_EMAIL="a$i@es.example" \
+			commit "change $i"
+	done
+	# A name that is not UTF-8: git commit would re-encode it.
+	put a.c $(lines l 1 7)
+	git add a.c
+	local tree parent c
+	tree=$(git write-tree)
+	parent=$(git rev-parse HEAD)
+	c=$(printf 'tree %s\nparent %s\nauthor Bad\377Byte <b@x.example> 1300000000 +0000\ncommitter C <c@x.example> 1300000000 +0000\n\nraw\n' \
+		"$tree" "$parent" | git hash-object -t commit -w --stdin)
+	git update-ref HEAD "$c"
+	cd ..
+	"$STRATA" table r -q --by author >t.txt
+	cat -v t.txt
+	if LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n' <t.txt); then
+		echo "a control character reached the terminal"; return 1
+	fi
+	grep -q $'^\xc2\x9b' t.txt && { echo "C1 control printed"; return 1; }
+	grep -q '^Nguyễn Văn An  ' t.txt
+	grep -q '^山田太郎  ' t.txt
+	grep -q $'^Jose\xcc\x81 Mari\xcc\x81a  ' t.txt
+	grep -q '^"Evil\\033\[31m Red"  ' t.txt
+	grep -q '^"C1\\302\\233csi"  ' t.txt
+	grep -q '^"Bad\\377Byte"  ' t.txt
+	awk '/^author /{on=1} on' t.txt >rows
+	display_widths rows | sort -u >widths
+	[ "$(wc -l <widths)" = 1 ] || { cat widths; return 1; }
+	# Organisations alike.
+	printf 'es.example Société Générale 株式会社\n' >map
+	"$STRATA" table r -q --by org --org-map map >o.txt
+	cat o.txt
+	grep -q '^Société Générale 株式会社  ' o.txt
+	awk '/^organisation /{on=1} on' o.txt >rows
+	display_widths rows | sort -u >widths
+	[ "$(wc -l <widths)" = 1 ] || { cat widths; return 1; }
+}
+
 run_case standing_dates standing_dates
 run_case hostile_names hostile_names
 run_case singular singular
 run_case aligned aligned
 run_case depth_levels depth_levels
+run_case utf8_names utf8_names
 finish
