@@ -599,16 +599,20 @@ done:
 
 /*
  * Entry `e` of `old`, unchanged in n: the same state, one more reference,
- * or (take) the reference of old, which is on its way out.
+ * or (take) the reference of old, which is on its way out. Its name lies
+ * `shift` bytes further on in n's raw tree than in old's: negative when
+ * the bytes before it shrank, so the offset is summed before it is added
+ * to the pointer (a pointer moved past its object and back is undefined).
  */
 static void entry_share(struct entry *to, struct entry *e,
 			const struct node *old, const struct node *n,
-			size_t shift, bool take)
+			ptrdiff_t shift, bool take)
 {
+	ptrdiff_t at = (const unsigned char *)e->name - old->raw->data;
+
 	*to = *e;
 	to->moved = false;
-	to->name = (const char *)n->raw->data + shift +
-		   ((const unsigned char *)e->name - old->raw->data);
+	to->name = (const char *)n->raw->data + (at + shift);
 	if (!e->ptr)
 		return;
 	if (take) {
@@ -729,7 +733,7 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 					__builtin_prefetch(old->e[i + 8].ptr,
 							   1);
 				entry_share(&n->e[n->n], &old->e[i], old, n,
-					    (size_t)shift, take);
+					    shift, take);
 				n->n++;
 			}
 			break;
