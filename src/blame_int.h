@@ -189,7 +189,7 @@ struct tipcheck {
 	signed char text;
 };
 
-/* A file of the tip, as list_tip() lists them. */
+/* A file of the tip, as blame_tip_roots() lists them. */
 struct tipfile {
 	char *path;
 	struct version *v;
@@ -212,7 +212,7 @@ struct reader {
 	atomic_int stop;
 	pthread_t th;
 	/*
-	 * The tip's files as list_tip() will list them, in its order, and
+	 * The tip's files as blame_tip_roots() will list them, in order, and
 	 * whether each is text. The reader fills them in while it waits for
 	 * the walk, so that after it only what is left is read; read by
 	 * others only after the reader has ended.

@@ -8,6 +8,7 @@
 
 #include "blame_int.h"
 #include "strata/error.h"
+#include "strata/util.h"
 
 /* Whether a file of the tip (not a tree) at `path` is one to blame. */
 bool blame_tip_wanted(const struct blame_options *o, uint32_t mode,
@@ -19,9 +20,17 @@ bool blame_tip_wanted(const struct blame_options *o, uint32_t mode,
 	return !o->want_path || o->want_path(path, o->want_payload);
 }
 
-/* The tip's regular files: their paths and versions, in tree order. */
-static int list_tip(struct engine *E, const struct node *n, size_t base,
-		    struct tipfile **out, size_t *nout, size_t *alloc)
+/* A file of a mirror that the options want; its path is at E->path. */
+typedef int (*tree_file_fn)(struct engine *E, const struct entry *e,
+			    void *payload);
+
+/*
+ * Call fn for every regular file of mirror `n` (at E->path[0..base)) that
+ * the options want, in tree order: the tip's files and each snapshot's
+ * are chosen and ordered alike.
+ */
+static int tree_visit(struct engine *E, const struct node *n, size_t base,
+		      tree_file_fn fn, void *payload)
 {
 	uint32_t i;
 	int rc;
@@ -36,29 +45,35 @@ static int list_tip(struct engine *E, const struct node *n, size_t base,
 			return rc;
 		if (k == K_TREE) {
 			E->path[base + e->namelen] = '/';
-			rc = list_tip(E, e->ptr, base + e->namelen + 1, out,
-				      nout, alloc);
+			rc = tree_visit(E, e->ptr, base + e->namelen + 1, fn,
+					payload);
 			if (rc < 0)
 				return rc;
 			continue;
 		}
-		if (!blame_tip_wanted(E->opts, e->mode, E->path))
-			continue;
-		if (*nout == *alloc) {
-			size_t na = *alloc ? *alloc * 2 : 256;
-			void *p = realloc(*out, na * sizeof(**out));
-
-			if (!p)
-				return error_oom();
-			*out = p;
-			*alloc = na;
-		}
-		(*out)[*nout].path = strdup(E->path);
-		if (!(*out)[*nout].path)
-			return error_oom();
-		(*out)[*nout].v = e->ptr;
-		(*nout)++;
+		if (blame_tip_wanted(E->opts, e->mode, E->path) &&
+		    (rc = fn(E, e, payload)) < 0)
+			return rc;
 	}
+	return 0;
+}
+
+/* The tip's regular files: their paths and versions, in tree order. */
+struct tiplist {
+	struct tipfile *v;
+	size_t n, alloc;
+};
+
+static int tip_add(struct engine *E, const struct entry *e, void *payload)
+{
+	struct tiplist *L = payload;
+	int rc;
+
+	if ((rc = UTIL_GROW(L->v, L->alloc, L->n + 1)) < 0)
+		return rc;
+	if (!(L->v[L->n].path = strdup(E->path)))
+		return error_oom();
+	L->v[L->n++].v = e->ptr;
 	return 0;
 }
 
@@ -138,41 +153,21 @@ static int snap_add(struct snapset *S, struct version *v, uint32_t snapshot,
 	return 0;
 }
 
-/* Every wanted regular file of mirror `n` (at E->path[0..base)). */
-static int list_snapshot(struct engine *E, const struct node *n, size_t base,
-			 uint32_t snapshot)
+/* A file of snapshot *payload (a uint32_t), with the caller's key. */
+static int snapshot_add(struct engine *E, const struct entry *e,
+			void *payload)
 {
 	const struct blame_options *o = E->opts;
-	uint32_t i, key;
+	uint32_t snapshot = *(const uint32_t *)payload, key = 0;
 	int rc;
 
-	for (i = 0; i < n->n; i++) {
-		const struct entry *e = &n->e[i];
-		enum kind k = kind_of(e->mode);
-
-		if (k != K_TREE && k != K_FILE)
-			continue;
-		if ((rc = blame_path_push(E, base, e->name, e->namelen)) < 0)
-			return rc;
-		if (k == K_TREE) {
-			E->path[base + e->namelen] = '/';
-			rc = list_snapshot(E, e->ptr, base + e->namelen + 1,
-					   snapshot);
-			if (rc < 0)
-				return rc;
-			continue;
-		}
-		if (!blame_tip_wanted(o, e->mode, E->path))
-			continue;
-		key = 0;
-		if (o->snapshot_key &&
-		    (rc = o->snapshot_key(&key, E->path, snapshot,
-					  o->snapshot_payload)) < 0)
-			return rc;
-		if (key != BLAME_SNAPSHOT_SKIP &&
-		    (rc = snap_add(&E->S, e->ptr, snapshot, key)) < 0)
-			return rc;
-	}
+	if (o->snapshot_key &&
+	    (rc = o->snapshot_key(&key, E->path, snapshot,
+				  o->snapshot_payload)) < 0)
+		return rc;
+	if (key != BLAME_SNAPSHOT_SKIP &&
+	    (rc = snap_add(&E->S, e->ptr, snapshot, key)) < 0)
+		return rc;
 	return 0;
 }
 
@@ -184,8 +179,10 @@ int blame_snapset_take(struct engine *E, uint32_t c)
 
 	while (S->order && S->next < E->opts->nsnapshots &&
 	       E->opts->snapshots[S->order[S->next]] == c) {
-		if ((rc = list_snapshot(E, E->roots[c], 0,
-					S->order[S->next])) < 0)
+		uint32_t snapshot = S->order[S->next];
+
+		if ((rc = tree_visit(E, E->roots[c], 0, snapshot_add,
+				     &snapshot)) < 0)
 			return rc;
 		S->next++;
 	}
@@ -409,12 +406,16 @@ void blame_name_failed(const struct marking *M, const struct tipfile *tips,
 int blame_tip_roots(struct engine *E, struct reader *R, struct marking *M,
 		    struct tipfile **tips, size_t *ntips)
 {
-	size_t alloc = 0, i;
+	struct tiplist L = { NULL, 0, 0 };
 	unsigned char *text = NULL;
+	size_t i;
 	int rc;
 
-	if ((rc = list_tip(E, E->roots[E->h->n - 1], 0, tips, ntips,
-			   &alloc)) < 0)
+	rc = tree_visit(E, E->roots[E->h->n - 1], 0, tip_add, &L);
+	/* The caller frees what was listed, done or not. */
+	*tips = L.v;
+	*ntips = L.n;
+	if (rc < 0)
 		return rc;
 	if (!(text = malloc(*ntips ? *ntips : 1)))
 		return error_oom();

@@ -59,8 +59,9 @@ static size_t walk_cache(size_t ntrees)
 
 /*
  * The regular files under tree `oid` (at R->path[0..base)) that the
- * options want, into R->tip_oid: list_tip()'s choice and order, from the
- * trees rather than from the mirror, which the walk has yet to build.
+ * options want, into R->tips: the choice and order of blame_tip_roots(),
+ * from the trees rather than from the mirror, which the walk has yet to
+ * build.
  */
 static int reader_list(struct reader *R, const git_oid *oid, size_t base)
 {
