@@ -253,7 +253,7 @@ struct marking {
 	size_t sp, stack_alloc, n, alloc;
 	uint32_t *runs;
 	struct version **run_root;   /* the root each run started from */
-	size_t nruns;
+	size_t nruns, runs_alloc, run_root_alloc;
 };
 
 /* ---- blame_walk.c: stage 1 ---- */

@@ -139,15 +139,10 @@ void blame_snapset_release(struct snapset *S, struct pool *P)
 static int snap_add(struct snapset *S, struct version *v, uint32_t snapshot,
 		    uint32_t key)
 {
-	if (S->n == S->alloc) {
-		size_t na = S->alloc ? S->alloc * 2 : 1024;
-		void *p = realloc(S->f, na * sizeof(*S->f));
+	int rc;
 
-		if (!p)
-			return error_oom();
-		S->f = p;
-		S->alloc = na;
-	}
+	if ((rc = UTIL_GROW(S->f, S->alloc, S->n + 1)) < 0)
+		return rc;
 	v->refs++;
 	S->f[S->n++] = (struct snapfile){ v, snapshot, key };
 	return 0;
@@ -302,15 +297,10 @@ int blame_snapset_report(const struct snapset *S,
 static int push_version(struct version ***v, size_t *n, size_t *alloc,
 			struct version *x)
 {
-	if (*n == *alloc) {
-		size_t na = *alloc ? *alloc * 2 : 256;
-		void *p = realloc(*v, na * sizeof(**v));
+	int rc;
 
-		if (!p)
-			return error_oom();
-		*v = p;
-		*alloc = na;
-	}
+	if (*n == *alloc && (rc = UTIL_GROW(*v, *alloc, *n + 1)) < 0)
+		return rc;
 	(*v)[(*n)++] = x;
 	return 0;
 }
@@ -331,19 +321,13 @@ static int mark_root(struct marking *M, struct version *v)
  */
 int blame_mark_needed(struct marking *M, const struct engine *E)
 {
-	size_t roots_left = M->sp;
-	uint32_t *runs;
-	struct version **roots;
+	size_t roots_left = M->sp, most = M->nruns + M->sp + 1;
 	int rc;
 
-	runs = realloc(M->runs, (M->nruns + M->sp + 1) * sizeof(*M->runs));
-	if (runs)
-		M->runs = runs;
-	roots = realloc(M->run_root, (M->nruns + M->sp + 1) * sizeof(*roots));
-	if (roots)
-		M->run_root = roots;
-	if (!runs || !roots)
-		return error_oom();
+	/* A run for each root at most. */
+	if ((rc = UTIL_GROW(M->runs, M->runs_alloc, most)) < 0 ||
+	    (rc = UTIL_GROW(M->run_root, M->run_root_alloc, most)) < 0)
+		return rc;
 	while (M->sp) {
 		struct version *v = M->stack[--M->sp];
 		uint32_t k;

@@ -13,6 +13,7 @@
 
 #include "blame_int.h"
 #include "strata/error.h"
+#include "strata/util.h"
 
 /*
  * A libgit2 handle on the repository for another thread (libgit2's
@@ -95,17 +96,8 @@ static int reader_list(struct reader *R, const git_oid *oid, size_t base)
 		}
 		if (!blame_tip_wanted(E->opts, e.mode, R->path))
 			continue;
-		if (R->ntips == R->tips_alloc) {
-			size_t na = R->tips_alloc ? R->tips_alloc * 2 : 256;
-			struct tipcheck *t = realloc(R->tips, na * sizeof(*t));
-
-			if (!t) {
-				rc = error_oom();
-				break;
-			}
-			R->tips = t;
-			R->tips_alloc = na;
-		}
+		if ((rc = UTIL_GROW(R->tips, R->tips_alloc, R->ntips + 1)) < 0)
+			break;
 		git_oid_cpy(&R->tips[R->ntips].oid, &e.oid);
 		R->tips[R->ntips++].text = -1;
 	}

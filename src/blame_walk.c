@@ -12,6 +12,7 @@
 
 #include "blame_int.h"
 #include "strata/error.h"
+#include "strata/util.h"
 #include "strata/quote.h"
 
 #ifdef __SANITIZE_ADDRESS__
@@ -62,16 +63,8 @@ static struct version *version_new(struct engine *E, uint32_t commit,
 		P->free = v->next_free;
 	} else {
 		if (!P->nchunks || P->used == POOL_CHUNK) {
-			if (P->nchunks == P->alloc) {
-				size_t na = P->alloc ? 2 * P->alloc : 16;
-				void *q = realloc(P->chunk,
-						  na * sizeof(*P->chunk));
-
-				if (!q)
-					return NULL;
-				P->chunk = q;
-				P->alloc = na;
-			}
+			if (UTIL_GROW(P->chunk, P->alloc, P->nchunks + 1) < 0)
+				return NULL;
 			if (!(P->chunk[P->nchunks] = malloc(
 				      POOL_CHUNK * sizeof(struct version))))
 				return NULL;
@@ -100,16 +93,9 @@ static void version_free_one(struct pool *P, struct version *v,
 		free(v->origins[i].hunks);
 		free(v->origins[i].guess);
 		if (s && --s->refs == 0) {
-			if (*sp == *salloc) {
-				size_t na = *salloc ? *salloc * 2 : 64;
-				struct version **p = realloc(*stack,
-							     na * sizeof(*p));
-
-				if (!p)
-					continue; /* leak rather than crash */
-				*stack = p;
-				*salloc = na;
-			}
+			if (*sp == *salloc &&
+			    UTIL_GROW(*stack, *salloc, *sp + 1) < 0)
+				continue; /* leak rather than crash */
 			(*stack)[(*sp)++] = s;
 		}
 	}
@@ -227,20 +213,11 @@ static const struct entry *lookup_path(const struct node *root,
 int blame_path_put(char **path, size_t *alloc, size_t base,
 		   const char *name, size_t len)
 {
-	size_t need = base + len + 2;
+	size_t need = util_add(util_add(base, len), 2);
+	int rc;
 
-	if (need > *alloc) {
-		size_t na = *alloc ? *alloc : 256;
-		char *p;
-
-		while (na < need)
-			na *= 2;
-		p = realloc(*path, na);
-		if (!p)
-			return error_oom();
-		*path = p;
-		*alloc = na;
-	}
+	if (need > *alloc && (rc = UTIL_GROW(*path, *alloc, need)) < 0)
+		return rc;
 	memcpy(*path + base, name, len);
 	(*path)[base + len] = '\0';
 	return 0;
@@ -255,16 +232,10 @@ int blame_path_push(struct engine *E, size_t base, const char *name,
 static int add_pending(struct engine *E, struct node *node, uint32_t index)
 {
 	struct pending *p;
+	int rc;
 
-	if (E->npend == E->pend_alloc) {
-		size_t na = E->pend_alloc ? E->pend_alloc * 2 : 64;
-		void *q = realloc(E->pend, na * sizeof(*E->pend));
-
-		if (!q)
-			return error_oom();
-		E->pend = q;
-		E->pend_alloc = na;
-	}
+	if ((rc = UTIL_GROW(E->pend, E->pend_alloc, E->npend + 1)) < 0)
+		return rc;
 	p = &E->pend[E->npend];
 	p->node = node;
 	p->index = index;
@@ -406,16 +377,8 @@ int blame_tree_check(const git_oid *oid, const unsigned char *data,
 	int rc = 0;
 
 	while (at < len) {
-		if (n == alloc) {
-			void *q = realloc(e, (alloc = alloc ? 2 * alloc : 64) *
-					  sizeof(*e));
-
-			if (!q) {
-				rc = error_oom();
-				goto done;
-			}
-			e = q;
-		}
+		if ((rc = UTIL_GROW(e, alloc, n + 1)) < 0)
+			goto done;
 		if ((rc = blame_parse_entry(&e[n], &raw, &at, oid,
 					    n ? &e[n - 1] : NULL)) < 0)
 			goto done;
@@ -455,19 +418,10 @@ static void entry_share(struct entry *to, struct entry *e,
 		((struct version *)e->ptr)->refs++;
 }
 
+/* Room for `need` entries in n (*alloc of them now): one per entry parsed. */
 static int node_room(struct node *n, size_t *alloc, size_t need)
 {
-	struct entry *e;
-	size_t na;
-
-	if (need <= *alloc)
-		return 0;
-	na = *alloc * 2 > need ? *alloc * 2 : need;
-	if (!(e = realloc(n->e, na * sizeof(*e))))
-		return error_oom();
-	n->e = e;
-	*alloc = na;
-	return 0;
+	return need <= *alloc ? 0 : UTIL_GROW(n->e, *alloc, need);
 }
 
 /*
@@ -649,7 +603,7 @@ struct deleted {
 	struct rename_source *src;
 	struct version **ver;
 	char **paths;
-	size_t n, alloc;
+	size_t n, src_alloc, ver_alloc, paths_alloc;
 	int ready;
 	struct rename_sources *prepared; /* for many destinations */
 };
@@ -670,24 +624,12 @@ static void deleted_release(struct deleted *d)
 static int deleted_add(struct deleted *d, const char *path,
 		       const struct entry *e)
 {
-	if (d->n == d->alloc) {
-		size_t na = d->alloc ? d->alloc * 2 : 32;
-		void *a = realloc(d->src, na * sizeof(*d->src));
-		void *b, *c;
+	int rc;
 
-		if (!a)
-			return error_oom();
-		d->src = a;
-		b = realloc(d->ver, na * sizeof(*d->ver));
-		if (!b)
-			return error_oom();
-		d->ver = b;
-		c = realloc(d->paths, na * sizeof(*d->paths));
-		if (!c)
-			return error_oom();
-		d->paths = c;
-		d->alloc = na;
-	}
+	if ((rc = UTIL_GROW(d->src, d->src_alloc, d->n + 1)) < 0 ||
+	    (rc = UTIL_GROW(d->ver, d->ver_alloc, d->n + 1)) < 0 ||
+	    (rc = UTIL_GROW(d->paths, d->paths_alloc, d->n + 1)) < 0)
+		return rc;
 	d->paths[d->n] = strdup(path);
 	if (!d->paths[d->n])
 		return error_oom();
@@ -806,16 +748,11 @@ static char *broken_message(const struct engine *E, uint32_t c,
 
 static int mark_broken(struct engine *E, struct version *v, char *msg)
 {
-	if (E->nbroken == E->broken_alloc) {
-		size_t na = E->broken_alloc ? E->broken_alloc * 2 : 8;
-		void *p = realloc(E->broken, na * sizeof(*E->broken));
+	int rc;
 
-		if (!p) {
-			free(msg);
-			return error_oom();
-		}
-		E->broken = p;
-		E->broken_alloc = na;
+	if ((rc = UTIL_GROW(E->broken, E->broken_alloc, E->nbroken + 1)) < 0) {
+		free(msg);
+		return rc;
 	}
 	E->broken[E->nbroken].seq = v->seq;
 	E->broken[E->nbroken++].msg = msg;
