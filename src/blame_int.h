@@ -212,6 +212,14 @@ struct reader {
 	atomic_int stop;
 	pthread_t th;
 	/*
+	 * The reader waits on `moved` for the walk to come near, and the
+	 * walk signals it only when `waiting` says so (set under the lock):
+	 * no lock or wake-up a commit while the reader is busy.
+	 */
+	pthread_mutex_t lock;
+	pthread_cond_t moved;
+	atomic_bool waiting;
+	/*
 	 * The tip's files as blame_tip_roots() will list them, in order, and
 	 * whether each is text. The reader fills them in while it waits for
 	 * the walk, so that after it only what is left is read; read by
@@ -275,6 +283,7 @@ int blame_walk_all(struct engine *E, struct reader *R);
 
 int blame_open_handle(git_repository **out, const struct engine *E);
 void blame_reader_start(struct reader *R, const struct engine *E);
+void blame_reader_walked(struct reader *R, size_t n);
 void blame_reader_stop(struct reader *R);
 const struct tipcheck *blame_tips_known(const struct reader *R,
 					  const struct tipfile *tips, size_t n);

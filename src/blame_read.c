@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "blame_int.h"
 #include "strata/error.h"
@@ -121,6 +120,36 @@ static bool reader_check_tip(struct reader *R)
 	return true;
 }
 
+/* Whether the reader may read commit c's tree, or is to stop. */
+static bool reader_may_go(struct reader *R, size_t c)
+{
+	return c <= atomic_load(&R->walked) + READ_AHEAD ||
+	       atomic_load(&R->stop);
+}
+
+/*
+ * Far enough ahead of the walk: check the tip's files, and when none is
+ * left, sleep until the walk has come near commit c (or the reader is to
+ * stop). `waiting` is stored before `walked` is looked at, and the walk
+ * stores `walked` before it looks at `waiting` (all sequentially
+ * consistent): either the reader sees the walk's commit, or the walk
+ * sees the reader waiting and signals it under the lock, which the
+ * reader holds until it waits.
+ */
+static void reader_wait(struct reader *R, size_t c)
+{
+	while (!reader_may_go(R, c)) {
+		if (reader_check_tip(R))
+			continue;
+		pthread_mutex_lock(&R->lock);
+		atomic_store(&R->waiting, true);
+		while (!reader_may_go(R, c))
+			pthread_cond_wait(&R->moved, &R->lock);
+		atomic_store(&R->waiting, false);
+		pthread_mutex_unlock(&R->lock);
+	}
+}
+
 static void *reader_main(void *arg)
 {
 	struct reader *R = arg;
@@ -131,14 +160,7 @@ static void *reader_main(void *arg)
 		const struct history_commit *hc = &h->commits[c];
 		struct odb_object *o = NULL;
 
-		/* Far enough ahead: check the tip's files, or wait. */
-		while (c > atomic_load(&R->walked) + READ_AHEAD &&
-		       !atomic_load(&R->stop)) {
-			struct timespec ts = { 0, 50 * 1000 };
-
-			if (!reader_check_tip(R))
-				nanosleep(&ts, NULL);
-		}
+		reader_wait(R, c);
 		if (hc->nparents &&
 		    git_oid_equal(&hc->tree, &h->commits[history_parents(
 					h, (uint32_t)c)[0]].tree))
@@ -159,6 +181,7 @@ void blame_reader_start(struct reader *R, const struct engine *E)
 	R->E = E;
 	atomic_init(&R->walked, 0);
 	atomic_init(&R->stop, 0);
+	atomic_init(&R->waiting, false);
 	R->cache_bound = WALK_CACHE_MAX;
 	/*
 	 * The tip's files are listed before the walk starts, so that the
@@ -173,10 +196,32 @@ void blame_reader_start(struct reader *R, const struct engine *E)
 			R->cache_bound = walk_cache(R->ntrees);
 	}
 	odb_set_cache_limit(E->repo->odb, R->cache_bound);
-	if (R->git && pthread_create(&R->th, NULL, reader_main, R) == 0)
+	if (!R->git)
 		return;
+	pthread_mutex_init(&R->lock, NULL);
+	pthread_cond_init(&R->moved, NULL);
+	if (pthread_create(&R->th, NULL, reader_main, R) == 0)
+		return;
+	pthread_cond_destroy(&R->moved);
+	pthread_mutex_destroy(&R->lock);
 	git_repository_free(R->git);
 	R->git = NULL;
+}
+
+/* Wake the reader. */
+static void reader_signal(struct reader *R)
+{
+	pthread_mutex_lock(&R->lock);
+	pthread_cond_signal(&R->moved);
+	pthread_mutex_unlock(&R->lock);
+}
+
+/* The walk has mirrored n commits (reader_wait() says how they meet). */
+void blame_reader_walked(struct reader *R, size_t n)
+{
+	atomic_store(&R->walked, n);
+	if (R->git && atomic_load(&R->waiting))
+		reader_signal(R);
 }
 
 void blame_reader_stop(struct reader *R)
@@ -184,7 +229,10 @@ void blame_reader_stop(struct reader *R)
 	if (!R->git)
 		return;
 	atomic_store(&R->stop, 1);
+	reader_signal(R);
 	pthread_join(R->th, NULL);
+	pthread_cond_destroy(&R->moved);
+	pthread_mutex_destroy(&R->lock);
 	git_repository_free(R->git);
 	R->git = NULL;
 }

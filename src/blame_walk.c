@@ -1005,7 +1005,7 @@ int blame_walk_all(struct engine *E, struct reader *R)
 		if ((rc = walk_commit(E, c)) < 0 ||
 		    (rc = blame_snapset_take(E, c)) < 0)
 			break;
-		atomic_store(&R->walked, (size_t)c + 1);
+		blame_reader_walked(R, (size_t)c + 1);
 		if (opts->progress && (c % 256 == 0 || c + 1 == h->n))
 			opts->progress("history", c + 1, h->n,
 				       opts->progress_payload);
