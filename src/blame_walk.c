@@ -425,6 +425,170 @@ static int node_room(struct node *n, size_t *alloc, size_t need)
 }
 
 /*
+ * build_node()'s state in one tree: node n, being built for raw tree
+ * `oid` from old (NULL: none), the first parent's mirror of the same
+ * directory.
+ */
+struct build {
+	struct node *n, *old;
+	const git_oid *oid;
+	size_t alloc;             /* entries allocated in n */
+	size_t at;                /* bytes of n's raw tree parsed */
+	size_t oi;                /* old's entries the parse has passed */
+	size_t tail;              /* old's first entry of the common tail */
+	ptrdiff_t shift;          /* where old's tail lies in n, less in old */
+	bool take;                /* old's references move to n */
+};
+
+/* Share old's entries [from, to) as n's next ones, `shift` bytes on. */
+static void build_share(struct build *B, size_t from, size_t to,
+			ptrdiff_t shift)
+{
+	struct node *old = B->old;
+	size_t i;
+
+	for (i = from; i < to; i++) {
+		/* The counts are all over memory: ask for them early. */
+		if (!B->take && i + 8 < old->n && old->e[i + 8].ptr)
+			__builtin_prefetch(old->e[i + 8].ptr, 1);
+		entry_share(&B->n->e[B->n->n++], &old->e[i], old, B->n, shift,
+			    B->take);
+	}
+}
+
+/*
+ * The entries that the raw trees of old and n share at both ends: the
+ * head is taken over now, the tail (from B->tail) when the parse gets to
+ * it.
+ */
+static void build_ends(struct build *B)
+{
+	const struct node *old = B->old, *n = B->n;
+	size_t olen = old->raw->len, len = n->raw->len;
+	size_t small = olen < len ? olen : len, p, q, head = 0;
+
+	p = diff_common_prefix(old->raw->data, n->raw->data, small);
+	while (head < old->n && entry_end(old, &old->e[head]) <= p)
+		head++;
+	build_share(B, 0, head, 0);
+	B->oi = head;
+	B->at = head ? entry_end(old, &old->e[head - 1]) : 0;
+	/* The common tail, clear of the head, in whole entries of old. */
+	q = diff_common_suffix(old->raw->data, olen, n->raw->data, len,
+			       small - B->at);
+	B->tail = old->n;
+	while (B->tail > head &&
+	       entry_start(old, &old->e[B->tail - 1]) >= olen - q)
+		B->tail--;
+	B->shift = (ptrdiff_t)len - (ptrdiff_t)olen;
+}
+
+/*
+ * Where the parse meets an entry of old's tail, the rest of the tree is
+ * old's, byte for byte: take it over. 1 if it did, 0 if the parse goes
+ * on.
+ */
+static int build_tail(struct build *B)
+{
+	struct node *old = B->old, *n = B->n;
+	int rc;
+
+	if (!old)
+		return 0;
+	while (B->tail < old->n &&
+	       (ptrdiff_t)entry_start(old, &old->e[B->tail]) + B->shift <
+	       (ptrdiff_t)B->at)
+		B->tail++;
+	if (B->tail >= old->n ||
+	    (ptrdiff_t)entry_start(old, &old->e[B->tail]) + B->shift !=
+	    (ptrdiff_t)B->at)
+		return 0;
+	/* old's tail is in order; so must be where it joins. */
+	if (n->n && (rc = check_join(&n->e[n->n - 1], &old->e[B->tail],
+				     B->oid)) < 0)
+		return rc;
+	if ((rc = node_room(n, &B->alloc, n->n + (old->n - B->tail))) < 0)
+		return rc;
+	build_share(B, B->tail, old->n, B->shift);
+	return 1;
+}
+
+/* old's entry of e's name and kind, if any: both lists are in order. */
+static struct entry *build_old_match(struct build *B, const struct entry *e)
+{
+	struct node *old = B->old;
+	int tree = kind_of(e->mode) == K_TREE;
+
+	while (old && B->oi < old->n) {
+		struct entry *o = &old->e[B->oi];
+		int c = name_cmp(o->name, o->namelen,
+				 kind_of(o->mode) == K_TREE, e->name,
+				 e->namelen, tree);
+
+		if (c > 0)
+			break;
+		B->oi++;
+		if (c == 0)
+			return o;
+	}
+	return NULL;
+}
+
+static int build_node(struct node **out, struct engine *E, struct node *old,
+		      const git_oid *oid, size_t base, bool take);
+
+/*
+ * n's new entry e (at E->path[0..base)), parsed, with old's entry of its
+ * name oe (or NULL): a subtree is mirrored, a file the same as oe's
+ * shares its version, a changed file is queued.
+ */
+static int build_entry(struct engine *E, struct build *B, struct entry *e,
+		       struct entry *oe, size_t base)
+{
+	enum kind k = kind_of(e->mode);
+	int rc;
+
+	if (k == K_TREE) {
+		struct node *sub, *os = NULL;
+
+		if (oe && kind_of(oe->mode) == K_TREE)
+			os = oe->ptr;
+		if ((rc = blame_path_push(E, base, e->name, e->namelen)) < 0)
+			return rc;
+		E->path[base + e->namelen] = '/';
+		/* os goes with old unless something else holds it. */
+		E->depth++;
+		rc = build_node(&sub, E, os, &e->oid, base + e->namelen + 1,
+				B->take && os && os->refs == 1);
+		E->depth--;
+		if (rc < 0)
+			return rc;
+		if (B->take && sub == os) {
+			/* Unchanged: old's reference moves over. */
+			sub->refs--;
+			oe->moved = true;
+		}
+		e->ptr = sub;
+	} else if (k == K_FILE) {
+		if (oe && kind_of(oe->mode) == K_FILE &&
+		    git_oid_equal(&oe->oid, &e->oid)) {
+			struct version *v = oe->ptr;
+
+			if (B->take)
+				oe->moved = true;
+			else
+				v->refs++;
+			e->ptr = v;
+		} else if ((rc = blame_path_push(E, base, e->name,
+						 e->namelen)) < 0 ||
+			   (rc = add_pending(E, B->n, B->n->n - 1)) < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/*
  * Mirror tree `oid` (at E->path[0..base)) for the commit being walked,
  * sharing what is unchanged from `old`, the first parent's mirror of the
  * same directory. Changed regular files are left NULL and queued.
@@ -444,147 +608,46 @@ static int node_room(struct node *n, size_t *alloc, size_t need)
 static int build_node(struct node **out, struct engine *E, struct node *old,
 		      const git_oid *oid, size_t base, bool take)
 {
+	struct build B = { .old = old, .oid = oid, .take = take };
 	struct node *n = NULL;
-	size_t alloc = 0, at = 0, len, oi = 0, tail = 0, i;
-	ptrdiff_t shift = 0;
 	int rc = 0;
 
 	*out = NULL;
 	if (old && git_oid_equal(&old->oid, oid)) {
-		((struct node *)old)->refs++;
-		*out = (struct node *)old;
+		old->refs++;
+		*out = old;
 		return 0;
 	}
 	if (E->depth > ODB_MAX_TREE_DEPTH)
 		return odb_too_deep(oid);
-	if (!(n = calloc(1, sizeof(*n))))
+	if (!(n = B.n = calloc(1, sizeof(*n))))
 		return error_oom();
 	n->refs = 1;
 	git_oid_cpy(&n->oid, oid);
 	if ((rc = odb_read(&n->raw, E->repo->odb, E->repo->git, oid,
-			   GIT_OBJECT_TREE)) < 0)
+			   GIT_OBJECT_TREE)) < 0 ||
+	    (rc = node_room(n, &B.alloc, old ? old->n + 8 : 16)) < 0)
 		goto done;
-	len = n->raw->len;
-	if ((rc = node_room(n, &alloc, old ? old->n + 8 : 16)) < 0)
-		goto done;
-	if (old) {
-		size_t olen = old->raw->len, small = olen < len ? olen : len;
-		size_t p = diff_common_prefix(old->raw->data, n->raw->data,
-					      small), q;
+	if (old)
+		build_ends(&B);
+	while (B.at < n->raw->len) {
+		struct entry *e;
 
-		while (oi < old->n && entry_end(old, &old->e[oi]) <= p) {
-			/* The counts are all over memory: ask for them early. */
-			if (!take && oi + 8 < old->n && old->e[oi + 8].ptr)
-				__builtin_prefetch(old->e[oi + 8].ptr, 1);
-			entry_share(&n->e[oi], &old->e[oi], old, n, 0, take);
-			n->n = (uint32_t)++oi;
-		}
-		at = oi ? entry_end(old, &old->e[oi - 1]) : 0;
-		/* The common tail, clear of the head, in whole entries of old. */
-		q = diff_common_suffix(old->raw->data, olen, n->raw->data, len,
-				       small - at);
-		tail = old->n;
-		while (tail > oi && entry_start(old, &old->e[tail - 1]) >=
-				    olen - q)
-			tail--;
-		shift = (ptrdiff_t)len - (ptrdiff_t)olen;
-	}
-	while (at < len) {
-		struct entry *e, *oe = NULL;
-		enum kind k;
-
-		/*
-		 * Where the parse meets an entry of old's tail, the rest of
-		 * the tree is old's, byte for byte.
-		 */
-		while (tail < (old ? old->n : 0) &&
-		       (ptrdiff_t)entry_start(old, &old->e[tail]) + shift <
-		       (ptrdiff_t)at)
-			tail++;
-		if (old && tail < old->n &&
-		    (ptrdiff_t)entry_start(old, &old->e[tail]) + shift ==
-		    (ptrdiff_t)at) {
-			/* old's tail is in order; so must be where it joins. */
-			if (n->n && (rc = check_join(&n->e[n->n - 1],
-						     &old->e[tail], oid)) < 0)
+		if ((rc = build_tail(&B)) != 0) {
+			if (rc < 0)
 				goto done;
-			if ((rc = node_room(n, &alloc,
-					    n->n + (old->n - tail))) < 0)
-				goto done;
-			for (i = tail; i < old->n; i++) {
-				if (!take && i + 8 < old->n &&
-				    old->e[i + 8].ptr)
-					__builtin_prefetch(old->e[i + 8].ptr,
-							   1);
-				entry_share(&n->e[n->n], &old->e[i], old, n,
-					    shift, take);
-				n->n++;
-			}
 			break;
 		}
-		if ((rc = node_room(n, &alloc, n->n + 1)) < 0)
+		if ((rc = node_room(n, &B.alloc, n->n + 1)) < 0)
 			goto done;
 		e = &n->e[n->n];
-		if ((rc = blame_parse_entry(e, n->raw, &at, oid,
+		if ((rc = blame_parse_entry(e, n->raw, &B.at, oid,
 					    n->n ? &n->e[n->n - 1] : NULL)) < 0)
 			goto done;
 		n->n++;
-		k = kind_of(e->mode);
-		/* Both lists are in tree order: advance the old one alongside. */
-		while (old && oi < old->n) {
-			struct entry *o = &old->e[oi];
-			int c = name_cmp(o->name, o->namelen,
-					 kind_of(o->mode) == K_TREE, e->name,
-					 e->namelen, k == K_TREE);
-
-			if (c > 0)
-				break;
-			oi++;
-			if (c == 0) {
-				oe = o;
-				break;
-			}
-		}
-		if (k == K_TREE) {
-			struct node *sub, *os = NULL;
-
-			if (oe && kind_of(oe->mode) == K_TREE)
-				os = oe->ptr;
-			if ((rc = blame_path_push(E, base, e->name,
-						  e->namelen)) < 0)
-				goto done;
-			E->path[base + e->namelen] = '/';
-			/* os goes with old unless something else holds it. */
-			E->depth++;
-			rc = build_node(&sub, E, os, &e->oid,
-					base + e->namelen + 1,
-					take && os && os->refs == 1);
-			E->depth--;
-			if (rc < 0)
-				goto done;
-			if (take && sub == os) {
-				/* Unchanged: old's reference moves over. */
-				sub->refs--;
-				oe->moved = true;
-			}
-			n->e[n->n - 1].ptr = sub;
-		} else if (k == K_FILE) {
-			if (oe && kind_of(oe->mode) == K_FILE &&
-			    git_oid_equal(&oe->oid, &e->oid)) {
-				struct version *v = oe->ptr;
-
-				if (take)
-					oe->moved = true;
-				else
-					v->refs++;
-				e->ptr = v;
-			} else {
-				if ((rc = blame_path_push(E, base, e->name,
-							  e->namelen)) < 0 ||
-				    (rc = add_pending(E, n, n->n - 1)) < 0)
-					goto done;
-			}
-		}
+		if ((rc = build_entry(E, &B, e, build_old_match(&B, e),
+				      base)) < 0)
+			goto done;
 	}
 	if ((rc = check_twins(n->e, n->n, oid)) < 0)
 		goto done;
@@ -595,7 +658,7 @@ done:
 		/* Entries not yet filled are NULL and skipped. */
 		blame_node_decref(&E->pool, n);
 	}
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 /* Files deleted between a parent's mirror and the commit's, in order. */
