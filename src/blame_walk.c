@@ -864,38 +864,62 @@ static bool first_of_blob(struct version *const *sgp, uint32_t i,
 }
 
 /*
- * Find the version for a changed file of commit c by git's rules, and
- * store it in the entry.
+ * resolve()'s search for the origins of a changed file of np parents: the
+ * version each parent offers (sgp[i], NULL for none), whether the path is
+ * there at all (present[i]), and a version of the very blob (share).
  */
-static int resolve(struct engine *E, uint32_t c, struct pending *p,
-		   struct deleted *del)
-{
-	const struct history_commit *hc = &E->h->commits[c];
-	const uint32_t *par = history_parents(E->h, c);
-	struct entry *e = &p->node->e[p->index];
-	struct version *sg[64], **sgp = sg, *share = NULL, *v = NULL;
-	unsigned char present_buf[64], *present = present_buf;
-	char *missing = NULL;
-	uint32_t i, np = hc->nparents, k, *tab = NULL;
-	size_t mask = 0;
-	int rc = 0;
+struct search {
+	struct version *sg[64], **sgp, *share;
+	unsigned char present_buf[64], *present;
+	uint32_t np;
+	uint32_t *tab;            /* over 64 parents: first_of_blob()'s hash */
+	size_t mask;
+	char *missing;            /* what to say if the tip needs the version */
+};
 
+static int search_init(struct search *S, uint32_t np)
+{
+	S->sgp = S->sg;
+	S->present = S->present_buf;
+	S->share = NULL;
+	S->np = np;
+	S->tab = NULL;
+	S->mask = 0;
+	S->missing = NULL;
 	if (np > 64) {
-		for (mask = 127; mask < 2 * (size_t)np; mask = 2 * mask + 1)
+		for (S->mask = 127; S->mask < 2 * (size_t)np;
+		     S->mask = 2 * S->mask + 1)
 			;
-		sgp = calloc(np, sizeof(*sgp));
-		present = calloc(np, 1);
-		tab = calloc(mask + 1, sizeof(*tab));
-		if (!sgp || !present || !tab) {
-			rc = error_oom();
-			goto done;
-		}
+		S->sgp = calloc(np, sizeof(*S->sgp));
+		S->present = calloc(np, 1);
+		S->tab = calloc(S->mask + 1, sizeof(*S->tab));
+		if (!S->sgp || !S->present || !S->tab)
+			return error_oom();
 	}
-	memset(sgp, 0, np * sizeof(*sgp));
-	memset(present, 0, np);
-	/* Pass 0: the same path in each parent. */
-	for (i = 0; i < np && !share; i++) {
-		const struct entry *pe = lookup_path(E->roots[par[i]], p->path);
+	memset(S->sgp, 0, np * sizeof(*S->sgp));
+	memset(S->present, 0, np);
+	return 0;
+}
+
+static void search_release(struct search *S)
+{
+	free(S->missing);
+	free(S->tab);
+	if (S->sgp != S->sg)
+		free(S->sgp);
+	if (S->present != S->present_buf)
+		free(S->present);
+}
+
+/* Pass 0: the same path in each parent. */
+static void search_same_path(struct search *S, const struct engine *E,
+			     const uint32_t *par, const char *path,
+			     const struct entry *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < S->np; i++) {
+		const struct entry *pe = lookup_path(E->roots[par[i]], path);
 
 		if (!pe)
 			continue;
@@ -903,75 +927,94 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 		 * Present in any form, the path is no rename target in this
 		 * parent: a type change gives no origin at all.
 		 */
-		present[i] = 1;
+		S->present[i] = 1;
 		if (kind_of(pe->mode) != K_FILE)
 			continue;
 		if (git_oid_equal(&pe->oid, &e->oid)) {
-			share = pe->ptr;
-			break;
+			S->share = pe->ptr;
+			return;
 		}
-		if (first_of_blob(sgp, i, &pe->oid, tab, mask))
-			sgp[i] = pe->ptr;
+		if (first_of_blob(S->sgp, i, &pe->oid, S->tab, S->mask))
+			S->sgp[i] = pe->ptr;
 	}
-	/* Pass 1: renames, for parents that have nothing at the path. */
-	for (i = 0; i < np && !share; i++) {
+}
+
+/* The files parent `parent` has and commit c lacks, ready to search. */
+static int deleted_prepare(struct engine *E, struct deleted *d,
+			   uint32_t parent, uint32_t c)
+{
+	int rc;
+
+	if (d->ready)
+		return 0;
+	rc = collect_deleted(E, d, E->roots[parent], E->roots[c], 0);
+	if (rc == 0 && d->n)
+		rc = rename_sources_new(&d->prepared, E->rd, d->src, d->n);
+	if (rc < 0)
+		return rc;
+	d->ready = 1;
+	return 0;
+}
+
+/* Pass 1: renames, for parents that have nothing at the path. */
+static int search_renames(struct search *S, struct engine *E, uint32_t c,
+			  const char *path, const struct entry *e,
+			  struct deleted *del)
+{
+	const uint32_t *par = history_parents(E->h, c);
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < S->np; i++) {
 		int idx = -1;
 
-		if (sgp[i] || present[i])
+		if (S->sgp[i] || S->present[i])
 			continue;
-		if (!del[i].ready) {
-			rc = collect_deleted(E, &del[i], E->roots[par[i]],
-					     E->roots[c], 0);
-			if (rc == 0 && del[i].n)
-				rc = rename_sources_new(&del[i].prepared, E->rd,
-							del[i].src, del[i].n);
-			if (rc < 0)
-				goto done;
-			del[i].ready = 1;
-		}
+		if ((rc = deleted_prepare(E, &del[i], par[i], c)) < 0)
+			return rc;
 		if (!del[i].n)
 			continue;
-		rc = rename_sources_find(&idx, del[i].prepared, p->path,
-					 e->mode, &e->oid);
+		rc = rename_sources_find(&idx, del[i].prepared, path, e->mode,
+					 &e->oid);
 		/*
 		 * A blob a partial clone left out: an error only if the tip
 		 * needs this version. (No exact match was found, so a later
 		 * parent's identical blob still decides as it would.)
 		 */
 		if (rc == STRATA_EMISSING) {
-			if (!missing &&
-			    !(missing = broken_message(E, c, p->path))) {
-				rc = error_oom();
-				goto done;
-			}
-			rc = 0;
+			if (!S->missing &&
+			    !(S->missing = broken_message(E, c, path)))
+				return error_oom();
 			continue;
 		}
 		if (rc < 0)
-			goto done;
+			return rc;
 		if (idx < 0 || !del[i].ver[idx])
 			continue;
 		E->nrenames++;
 		if (git_oid_equal(&del[i].src[idx].oid, &e->oid)) {
-			share = del[i].ver[idx];
-			break;
+			S->share = del[i].ver[idx];
+			return 0;
 		}
 		/* Like pass 0, git compares with the parents before it. */
-		if (first_of_blob(sgp, i, &del[i].src[idx].oid, tab, mask))
-			sgp[i] = del[i].ver[idx];
+		if (first_of_blob(S->sgp, i, &del[i].src[idx].oid, S->tab,
+				  S->mask))
+			S->sgp[i] = del[i].ver[idx];
 	}
-	if (share) {
-		share->refs++;
-		e->ptr = share;
-		goto done;
-	}
-	v = version_new(E, c, &e->oid);
-	if (!v) {
-		rc = error_oom();
-		goto done;
-	}
-	for (i = 0; i < np; i++)
-		if (sgp[i])
+	return 0;
+}
+
+/* A version of e at commit c, from the origins the search found. */
+static int search_version(struct version **out, struct search *S,
+			  struct engine *E, uint32_t c, const struct entry *e)
+{
+	struct version *v = version_new(E, c, &e->oid);
+	uint32_t i, k;
+
+	if (!v)
+		return error_oom();
+	for (i = 0; i < S->np; i++)
+		if (S->sgp[i])
 			v->norigins++;
 	/* Mostly one origin: the version holds it. */
 	if (v->norigins == 1) {
@@ -981,29 +1024,52 @@ static int resolve(struct engine *E, uint32_t c, struct pending *p,
 		if (!v->origins) {
 			v->norigins = 0;
 			blame_version_decref(&E->pool, v);
-			rc = error_oom();
-			goto done;
+			return error_oom();
 		}
 	}
-	for (i = 0, k = 0; i < np; i++) {
-		if (!sgp[i])
+	for (i = 0, k = 0; i < S->np; i++) {
+		if (!S->sgp[i])
 			continue;
-		sgp[i]->refs++;
-		v->origins[k++].src = sgp[i];
+		S->sgp[i]->refs++;
+		v->origins[k++].src = S->sgp[i];
 	}
-	v->ignored = E->opts->nignore && is_ignored(E->opts, &hc->oid);
+	v->ignored = E->opts->nignore &&
+		     is_ignored(E->opts, &E->h->commits[c].oid);
+	*out = v;
+	return 0;
+}
+
+/*
+ * Find the version for a changed file of commit c by git's rules, and
+ * store it in the entry.
+ */
+static int resolve(struct engine *E, uint32_t c, struct pending *p,
+		   struct deleted *del)
+{
+	struct entry *e = &p->node->e[p->index];
+	struct search S;
+	struct version *v = NULL;
+	int rc;
+
+	if ((rc = search_init(&S, E->h->commits[c].nparents)) < 0)
+		goto done;
+	search_same_path(&S, E, history_parents(E->h, c), p->path, e);
+	if (!S.share && (rc = search_renames(&S, E, c, p->path, e, del)) < 0)
+		goto done;
+	if (S.share) {
+		S.share->refs++;
+		e->ptr = S.share;
+		goto done;
+	}
+	if ((rc = search_version(&v, &S, E, c, e)) < 0)
+		goto done;
 	e->ptr = v;
-	if (missing) {
-		rc = mark_broken(E, v, missing);
-		missing = NULL;
+	if (S.missing) {
+		rc = mark_broken(E, v, S.missing);
+		S.missing = NULL;
 	}
 done:
-	free(missing);
-	free(tab);
-	if (sgp != sg)
-		free(sgp);
-	if (present != present_buf)
-		free(present);
+	search_release(&S);
 	return rc;
 }
 
