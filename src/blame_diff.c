@@ -127,9 +127,8 @@ static int evaluate(struct version *v, unsigned char *taken)
 
 /*
  * Put list[0..n) in creation order. Every seq is below nseq and none
- * repeats, so each version goes straight to its place (qsort() took 8.5
- * million instructions on tmux's 19,739 versions, a pointer chase per
- * comparison).
+ * repeats, so each version goes straight to its place (qsort() would
+ * chase a pointer for every comparison).
  */
 static int creation_order(struct version **list, size_t n, uint32_t nseq)
 {
@@ -496,11 +495,11 @@ done:
  * are the pack's delta chains. Each thread takes a whole run at a time,
  * largest first, so that a chain is built once, on one thread: the first
  * diff of a run rarely has either blob's lines numbered yet and builds
- * them from the pack, down the delta chain. Runs of 256 neighbours
- * instead, split with no regard to files, had tmux's threads build 4,836
- * tables twice, a fifth of them all. A run is split still when it is
- * more than a quarter of a thread's share, so that the threads end
- * together.
+ * them from the pack, down the delta chain. Fixed runs of neighbours
+ * instead, split with no regard to files, had the threads build many
+ * tables on both (docs/design.md, stage 2). A run is split still
+ * when it is more than a quarter of a thread's share, so that the
+ * threads end together.
  */
 #define WORK_UNIT_MIN 8
 
@@ -647,10 +646,9 @@ static void *worker(void *arg)
 
 /*
  * Stage 2 on --jobs threads: the calling thread and jobs - 1 started
- * ones. Working here rather than waiting took tmux's whole run (--jobs
- * 2) from 341 to 331 ms and from 371 to 353 ms, p10 of 25 and 30 runs
- * each in turn: one thread less to start, and this thread's heap has
- * memory from the walk to give (1,500 fewer page faults).
+ * ones. Working here rather than waiting is faster: one thread less to
+ * start, and this thread's heap has memory from the walk to give, which
+ * spares page faults.
  */
 int blame_diff_all(struct engine *E, struct version **list, size_t n,
 		   const uint32_t *runs, size_t nruns,

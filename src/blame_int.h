@@ -199,11 +199,11 @@ struct tipfile {
  * While the walk mirrors commit c on the calling thread, another thread
  * (when --jobs allows two) builds the root trees of the commits after it
  * that differ from their first parent's, so that the walk finds them in
- * the object cache: a root tree is read for nearly every commit, and on
- * tmux this took the walk from 0.09 s to 0.06 s. (Reading the changed
- * subtrees too made it slower: the reader had to parse every entry and
- * fell behind.) It only warms the cache; what it fails to read is left to
- * the walk to report.
+ * the object cache: a root tree is read for nearly every commit
+ * (docs/design.md says what it saves). Reading the changed subtrees too
+ * made it slower: the reader had to parse every entry and fell behind.
+ * It only warms the cache; what it fails to read is left to the walk to
+ * report.
  */
 struct reader {
 	const struct engine *E;
@@ -242,8 +242,7 @@ struct reader {
  * own, in creation order, with nothing shared. The diff thread that
  * finishes a group's last run of diffs evaluates the group at once, while
  * its hunks are fresh, instead of all threads waiting for all the diffs
- * and starting over on all the groups (on tmux, that stage took 15 to 25
- * ms of the run on its own).
+ * and starting over on all the groups, a stage of its own.
  */
 struct evaluation {
 	struct version **list;    /* all versions, in creation order */

@@ -31,16 +31,14 @@ int blame_open_handle(git_repository **out, const struct engine *E)
  * The object cache's bound during the walk. Packs chain trees from new to
  * old and the walk reads them from old to new, so a tree read builds the
  * newer trees of its chain, which the walk wants later, each directory
- * its own chain: with many directories, 16 MiB lets them go before they
- * are used. 64 MiB took a synthetic history of 500,000 commits and 1,073
- * directories from 24 million objects built to 8 million (walk 39 s to
- * 18 s). With few directories the chains fit in less, and the memory the
- * cache does not take is memory the diffs find already touched: tmux (18
- * directories at 3.5) runs 4% faster with 16 MiB, git at v2.30.0 (203)
- * as fast with 48 MiB less (docs/design.md). So the bound comes
- * from the count of REV's directories, which the reader lists before the
- * walk starts: 64 KiB each, within these limits; without a reader it is
- * the most. The diffs then go back to the usual bound.
+ * its own chain: with many directories, a small cache lets them go before
+ * they are used, and they are built again. With few directories the
+ * chains fit in less, and the memory the cache does not take is memory
+ * the diffs find already touched (docs/design.md gives the measures).
+ * So the bound comes from the count of REV's directories, which the
+ * reader lists before the walk starts: WALK_CACHE_PER_TREE each, within
+ * these limits; without a reader it is the most. The diffs then go back
+ * to the usual bound.
  */
 #define WALK_CACHE_MIN ((size_t)16 << 20)
 #define WALK_CACHE_MAX ((size_t)64 << 20)

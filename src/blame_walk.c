@@ -22,10 +22,11 @@
 /*
  * Versions come from chunks of a pool, not a malloc() each: the walk
  * makes them among its trees and nodes, which scattered them over the
- * heap, and half of blame_tree()'s own time on tmux went to the first
- * touch of each origin in the pass that marks what the tip needs. A
- * freed version waits in the pool for the next one; under ASan it is
- * poisoned meanwhile, so that a use after free is still caught.
+ * heap, and the pass that marks what the tip needs (on one core, while
+ * the others wait) then spent much of its time on the first touch of
+ * each origin. A freed version waits in the pool for the next one;
+ * under ASan it is poisoned meanwhile, so that a use after free is
+ * still caught.
  */
 #define POOL_CHUNK 1024
 
