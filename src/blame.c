@@ -136,15 +136,14 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	if (rc < 0)
 		goto done;
 	res->npassed_over = rename_detector_passed_over(E.rd);
-	res->npassed_over = rename_detector_passed_over(E.rd);
 	rename_detector_free(E.rd);
 	E.rd = NULL;
 	res->seconds_walk = elapsed(&t0);
-	/* Keep the text files; mark what they need. */
 	/*
-	 * The tip's files first: each one's run then holds all of its
-	 * history, as the pack's delta chains do; the snapshots' files add
-	 * runs of what the tip does not need (files deleted since).
+	 * Keep the text files and mark what they need, the tip's files
+	 * first: each one's run then holds all of its history, as the
+	 * pack's delta chains do; the snapshots' files add runs of what the
+	 * tip does not need (files deleted since).
 	 */
 	if ((rc = blame_tip_roots(&E, &R, &M, &tips, &ntips)) < 0 ||
 	    (rc = blame_mark_needed(&M, &E)) < 0 ||
