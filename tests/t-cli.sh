@@ -285,7 +285,7 @@ heap_pages() {
 }
 
 # The object cache's bound during the walk comes from REV's directories
-# (blame.c): 64 KiB a tree, root included, from 16 to 64 MiB; the most
+# (blame_read.c): 64 KiB a tree, root included, from 16 to 64 MiB; the most
 # when there is no reader thread (--jobs 1). --verbose gives it.
 walk_cache() {
 	local name n i

@@ -1,5 +1,5 @@
 /*
- * Tree objects (src/blame.c), the raw bytes of one: the check must end,
+ * Tree objects (src/blame_walk.c), the raw bytes of one: the check must end,
  * and an error must name the tree; a tree it takes has entries of at
  * least "M N\0" and 20 bytes each, so its size is at least 24 unless it
  * is empty.

@@ -1,0 +1,325 @@
+/*
+ * blame_int.h: what the files of the blame engine share; nothing outside
+ * them includes it (the API is include/strata/blame.h).
+ *
+ *   blame_walk.c  stage 1, the mirror walk: versions and their pool, the
+ *                 tree mirrors, the origins of changed files
+ *   blame_read.c  the walk's reader thread, and the text check of files
+ *   blame_diff.c  stages 2 and 3: the diff threads and the evaluation
+ *   blame_list.c  the files of a mirrored tree (the tip's, the
+ *                 snapshots') and the versions they need
+ *   blame.c       the public entry points, which run the stages
+ */
+#ifndef STRATA_BLAME_INT_H
+#define STRATA_BLAME_INT_H
+
+#include <git2.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strata/blame.h"
+#include "strata/diff.h"
+#include "strata/history.h"
+#include "strata/odb.h"
+#include "strata/rename.h"
+#include "strata/repository.h"
+
+/*
+ * The engine works in three stages.
+ *
+ * 1. A forward walk over the history (parents first) keeps, for every
+ *    commit still needed by a child, a mirror of its tree in which every
+ *    regular file points at a "version": the (commit, path) origin of
+ *    git's blame. A file whose blob equals its first parent's shares the
+ *    parent's version, so does a whole unchanged subtree. A changed file
+ *    gets a new version whose origins are found by git's rules (same path
+ *    in each parent, then renames), or shares the version of the first
+ *    parent with the identical blob.
+ * 2. The versions that the tip's text files depend on are diffed against
+ *    their origins, in parallel: each is a pure function of two blobs.
+ * 3. The versions are evaluated in creation order (origins first): each
+ *    line takes its origin's commit, or the version's own commit. Groups
+ *    of versions that origins link (a file's history, with its renames)
+ *    are independent: each is evaluated as soon as its diffs are done, by
+ *    the diff thread that did the last of them.
+ *
+ * Only file versions reachable from the tip are ever diffed, and a line
+ * array lives only until the last version that copies from it is done.
+ */
+
+struct version;
+
+struct origin {
+	struct version *src;
+	struct diff_hunk *hunks;
+	uint32_t nhunks;
+	int32_t *guess;           /* ignored commits: per target line, or NULL */
+};
+
+struct version {
+	uint32_t refs;
+	uint32_t commit;          /* history index */
+	uint32_t seq;             /* creation order */
+	uint32_t nlines;
+	uint32_t pending;         /* stage 3: dependents not yet evaluated */
+	uint32_t slot;            /* stage 3: index in creation order */
+	/*
+	 * One per parent at most: a commit of 512 MiB (ODB_MAX_OBJECT)
+	 * names at most 11.2 million parents, less than 2^24.
+	 */
+	unsigned norigins:24;
+	unsigned needed:1, ignored:1, output:1;
+	unsigned counted:1;       /* nlines read off the blob (stage 2) */
+	unsigned broken:1;        /* origins unknown: see struct broken */
+	unsigned snap:1;          /* a text file of some snapshot */
+	unsigned text_known:1, text:1;  /* whether its blob is text */
+	git_oid oid;              /* blob */
+	struct origin *origins;   /* &one when there is one */
+	struct origin one;
+	union {
+		uint32_t *lines;
+		struct version *next_free;   /* in the pool, once freed */
+	};
+};
+
+struct pool {
+	struct version **chunk;
+	size_t nchunks, alloc;
+	size_t used;              /* of the last chunk */
+	struct version *free;     /* freed versions, through next_free */
+};
+
+/* A tree entry of the mirror. */
+struct entry {
+	const char *name;         /* in the node's raw tree, NUL-terminated */
+	uint32_t namelen;
+	uint32_t mode;
+	git_oid oid;
+	uint8_t modelen;          /* digits of the mode in the raw tree */
+	bool moved;               /* its reference went to a successor node */
+	void *ptr;                /* struct node (tree), struct version (file) */
+};
+
+struct node {
+	uint32_t refs;
+	uint32_t n;
+	git_oid oid;
+	struct entry *e;
+	struct odb_object *raw;   /* the tree object the entries point into */
+};
+
+enum kind { K_TREE, K_FILE, K_LINK, K_GITLINK };
+
+static inline enum kind kind_of(uint32_t mode)
+{
+	switch (mode & 0170000) {
+	case 0040000: return K_TREE;
+	case 0120000: return K_LINK;
+	case 0160000: return K_GITLINK;
+	default: return K_FILE;
+	}
+}
+
+
+/*
+ * The snapshots' files: each (version, snapshot, key) where a regular file
+ * stands in a snapshot's tree. Listed during the walk; after it, only the
+ * text files are kept, sorted by the versions' creation order, so that
+ * stage 3 finds a version's places by its seq.
+ */
+struct snapfile {
+	struct version *v;
+	uint32_t snapshot, key;
+};
+
+struct snapset {
+	struct snapfile *f;
+	size_t n, alloc;
+	uint32_t *order;          /* snapshot indices, by commit */
+	size_t next;              /* the next of order[] to list */
+	uint32_t *seq;            /* after the walk: f[i].v->seq, ascending */
+	struct blame_snapshot_file *at;  /* and f[i]'s place */
+	size_t nversions;         /* distinct versions among them */
+};
+
+/*
+ * A version whose origins could not be found because a partial clone left
+ * out a blob that rename detection had to read. It is an error only if
+ * the tip needs it; until then, this is what to say.
+ */
+struct broken {
+	uint32_t seq;             /* the version's */
+	char *msg;
+};
+
+struct engine {
+	struct repository *repo;
+	const struct history *h;
+	const struct blame_options *opts;
+	struct rename_detector *rd;
+	struct node **roots;      /* per commit, while a child needs it */
+	uint32_t *children_left;
+	struct pool pool;
+	uint32_t seq;
+	uint64_t nrenames;
+	struct broken *broken;
+	size_t nbroken, broken_alloc;
+	/* scratch */
+	char *path;
+	size_t path_alloc;
+	unsigned depth;           /* of the tree build_node() is at */
+	/* versions to finish in stage 1 */
+	struct pending *pend;
+	size_t npend, pend_alloc;
+	struct snapset S;
+};
+
+struct pending {
+	struct node *node;
+	uint32_t index;
+	char *path;
+};
+
+/* A blob of the tip, and whether it is text: 0, 1, or -1 (not read). */
+struct tipcheck {
+	git_oid oid;
+	signed char text;
+};
+
+/* A file of the tip, as blame_tip_roots() lists them. */
+struct tipfile {
+	char *path;
+	struct version *v;
+};
+
+/*
+ * While the walk mirrors commit c on the calling thread, another thread
+ * (when --jobs allows two) builds the root trees of the commits after it
+ * that differ from their first parent's, so that the walk finds them in
+ * the object cache: a root tree is read for nearly every commit
+ * (docs/design.md says what it saves). Reading the changed subtrees too
+ * made it slower: the reader had to parse every entry and fell behind.
+ * It only warms the cache; what it fails to read is left to the walk to
+ * report.
+ */
+struct reader {
+	const struct engine *E;
+	git_repository *git;     /* the reader's own handle */
+	atomic_size_t walked;    /* commits the walk has mirrored */
+	atomic_int stop;
+	pthread_t th;
+	/*
+	 * The reader waits on `moved` for the walk to come near, and the
+	 * walk signals it only when `waiting` says so (set under the lock):
+	 * no lock or wake-up a commit while the reader is busy.
+	 */
+	pthread_mutex_t lock;
+	pthread_cond_t moved;
+	atomic_bool waiting;
+	/*
+	 * The tip's files as blame_tip_roots() will list them, in order, and
+	 * whether each is text. The reader fills them in while it waits for
+	 * the walk, so that after it only what is left is read; read by
+	 * others only after the reader has ended.
+	 */
+	struct tipcheck *tips;
+	size_t ntips, tips_alloc, tips_checked;
+	bool tips_listed;
+	size_t ntrees;           /* the trees listed: REV's directories */
+	size_t cache_bound;      /* the object cache's bound in the walk */
+	char *path;
+	size_t path_alloc;
+	unsigned depth;          /* of the tree reader_list() is at */
+};
+
+/*
+ * Stage 3 runs inside stage 2. A version depends only on its origins, so
+ * the versions split into groups linked by origins (a file's history,
+ * joined to others by renames), and each group can be evaluated on its
+ * own, in creation order, with nothing shared. The diff thread that
+ * finishes a group's last run of diffs evaluates the group at once, while
+ * its hunks are fresh, instead of all threads waiting for all the diffs
+ * and starting over on all the groups, a stage of its own.
+ */
+struct evaluation {
+	struct version **list;    /* all versions, in creation order */
+	uint32_t *order;          /* slots, group after group */
+	uint32_t *start;          /* group g: order[start[g], start[g + 1]) */
+	uint32_t *group;          /* per slot: its group */
+	size_t ngroups;
+	const struct snapset *S;  /* the snapshots' files, or empty */
+	const struct blame_options *opts;
+};
+
+/* A stack of versions, and the list of what is needed. */
+struct marking {
+	struct version **stack, **list;
+	size_t sp, stack_alloc, n, alloc;
+	uint32_t *runs;
+	struct version **run_root;   /* the root each run started from */
+	size_t nruns, runs_alloc, run_root_alloc;
+};
+
+/* ---- blame_walk.c: stage 1 ---- */
+
+void blame_version_decref(struct pool *P, struct version *v);
+void blame_pool_free(struct pool *P);
+void blame_node_decref(struct pool *P, struct node *n);
+int blame_path_put(char **path, size_t *alloc, size_t base,
+		   const char *name, size_t len);
+int blame_path_push(struct engine *E, size_t base, const char *name,
+		    size_t len);
+int blame_parse_entry(struct entry *e, const struct odb_object *raw,
+		      size_t *at, const git_oid *tree,
+		      const struct entry *prev);
+int blame_broken_error(const struct engine *E, const struct version *v);
+int blame_walk_all(struct engine *E, struct reader *R);
+
+/* ---- blame_read.c: the reader, the text check ---- */
+
+int blame_open_handle(git_repository **out, const struct engine *E);
+void blame_reader_start(struct reader *R, const struct engine *E);
+void blame_reader_walked(struct reader *R, size_t n);
+void blame_reader_stop(struct reader *R);
+const struct tipcheck *blame_tips_known(const struct reader *R,
+					  const struct tipfile *tips, size_t n);
+void blame_reader_free(struct reader *R);
+int blame_name_file(const char *how, const char *path);
+int blame_is_text_blob(int *out, struct odb *db, git_repository *git,
+		       const git_oid *oid);
+int blame_check_text(unsigned char *text, struct engine *E,
+		     const struct tipfile *tips, size_t n,
+		     const struct tipcheck *known);
+
+/* ---- blame_diff.c: stages 2 and 3 ---- */
+
+void blame_evaluation_free(struct evaluation *X);
+int blame_evaluation_plan(struct evaluation *X, struct version **list,
+			  size_t n, uint32_t nseq);
+int blame_diff_all(struct engine *E, struct version **list, size_t n,
+		   const uint32_t *runs, size_t nruns,
+		   const struct evaluation *X, size_t *failed_at);
+
+/* ---- blame_list.c: the files of a tree, what they need ---- */
+
+bool blame_tip_wanted(const struct blame_options *o, uint32_t mode,
+		      const char *path);
+int blame_snapset_init(struct engine *E);
+void blame_snapset_release(struct snapset *S, struct pool *P);
+int blame_snapset_take(struct engine *E, uint32_t c);
+int blame_snapset_finish(struct engine *E, struct blame_result *res);
+int blame_snapset_report(const struct snapset *S,
+			 const struct blame_options *o,
+			 const struct version *v);
+int blame_mark_needed(struct marking *M, const struct engine *E);
+void blame_marking_release(struct marking *M);
+void blame_name_failed(const struct marking *M, const struct tipfile *tips,
+		       size_t ntips, size_t failed);
+int blame_tip_roots(struct engine *E, struct reader *R, struct marking *M,
+		    struct tipfile **tips, size_t *ntips);
+int blame_snapshot_roots(struct engine *E, struct marking *M);
+
+#endif

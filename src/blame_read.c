@@ -1,0 +1,406 @@
+/*
+ * blame_read.c: the walk's reader thread, which reads the root trees of
+ * the commits ahead of the walk into the object cache and meanwhile
+ * checks the tip's files for text; and that check, on --jobs threads,
+ * for the files it left.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blame_int.h"
+#include "strata/error.h"
+#include "strata/util.h"
+
+/*
+ * A libgit2 handle on the repository for another thread (libgit2's
+ * repositories are not to be shared): what the odb leaves to libgit2, loose
+ * objects, goes through it.
+ */
+int blame_open_handle(git_repository **out, const struct engine *E)
+{
+	if (git_repository_open_ext(out, git_repository_path(E->repo->git),
+				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return error_git("unable to open '%s'", E->repo->path);
+	return 0;
+}
+
+/*
+ * The object cache's bound during the walk. Packs chain trees from new to
+ * old and the walk reads them from old to new, so a tree read builds the
+ * newer trees of its chain, which the walk wants later, each directory
+ * its own chain: with many directories, a small cache lets them go before
+ * they are used, and they are built again. With few directories the
+ * chains fit in less, and the memory the cache does not take is memory
+ * the diffs find already touched (docs/design.md gives the measures).
+ * So the bound comes from the count of REV's directories, which the
+ * reader lists before the walk starts: WALK_CACHE_PER_TREE each, within
+ * these limits; without a reader it is the most. The diffs then go back
+ * to the usual bound.
+ */
+#define WALK_CACHE_MIN ((size_t)16 << 20)
+#define WALK_CACHE_MAX ((size_t)64 << 20)
+#define WALK_CACHE_PER_TREE ((size_t)64 << 10)
+
+static size_t walk_cache(size_t ntrees)
+{
+	size_t bytes = ntrees * WALK_CACHE_PER_TREE;
+
+	return bytes < WALK_CACHE_MIN ? WALK_CACHE_MIN :
+	       bytes > WALK_CACHE_MAX ? WALK_CACHE_MAX : bytes;
+}
+
+/* How many commits the reader may be ahead of the walk. */
+#define READ_AHEAD 64
+
+/*
+ * The regular files under tree `oid` (at R->path[0..base)) that the
+ * options want, into R->tips: the choice and order of blame_tip_roots(),
+ * from the trees rather than from the mirror, which the walk has yet to
+ * build.
+ */
+static int reader_list(struct reader *R, const git_oid *oid, size_t base)
+{
+	const struct engine *E = R->E;
+	struct odb_object *raw = NULL;
+	struct entry e, prev;
+	size_t at = 0;
+	int rc;
+
+	if (R->depth > ODB_MAX_TREE_DEPTH)
+		return odb_too_deep(oid);
+	if ((rc = odb_read(&raw, E->repo->odb, R->git, oid,
+			   GIT_OBJECT_TREE)) < 0)
+		return rc;
+	R->ntrees++;
+	while (at < raw->len && !atomic_load(&R->stop)) {
+		if ((rc = blame_parse_entry(&e, raw, &at, oid,
+					    at ? &prev : NULL)) < 0 ||
+		    (rc = blame_path_put(&R->path, &R->path_alloc, base, e.name,
+					 e.namelen)) < 0)
+			break;
+		prev = e;
+		if (kind_of(e.mode) == K_TREE) {
+			R->path[base + e.namelen] = '/';
+			R->depth++;
+			rc = reader_list(R, &e.oid, base + e.namelen + 1);
+			R->depth--;
+			if (rc < 0)
+				break;
+			continue;
+		}
+		if (!blame_tip_wanted(E->opts, e.mode, R->path))
+			continue;
+		if ((rc = UTIL_GROW(R->tips, R->tips_alloc, R->ntips + 1)) < 0)
+			break;
+		git_oid_cpy(&R->tips[R->ntips].oid, &e.oid);
+		R->tips[R->ntips++].text = -1;
+	}
+	odb_object_free(raw);
+	return rc < 0 ? rc : 0;
+}
+
+/* Look at one more of the tip's files; false when none is left. */
+static bool reader_check_tip(struct reader *R)
+{
+	size_t i = R->tips_checked;
+	int text;
+
+	if (!R->tips_listed || i >= R->ntips)
+		return false;
+	R->tips_checked++;
+	/* A failure is left to blame_check_text(), which reports it. */
+	if (blame_is_text_blob(&text, R->E->repo->odb, R->git,
+			       &R->tips[i].oid) == 0)
+		R->tips[i].text = (signed char)text;
+	return true;
+}
+
+/* Whether the reader may read commit c's tree, or is to stop. */
+static bool reader_may_go(struct reader *R, size_t c)
+{
+	return c <= atomic_load(&R->walked) + READ_AHEAD ||
+	       atomic_load(&R->stop);
+}
+
+/*
+ * Far enough ahead of the walk: check the tip's files, and when none is
+ * left, sleep until the walk has come near commit c (or the reader is to
+ * stop). `waiting` is stored before `walked` is looked at, and the walk
+ * stores `walked` before it looks at `waiting` (all sequentially
+ * consistent): either the reader sees the walk's commit, or the walk
+ * sees the reader waiting and signals it under the lock, which the
+ * reader holds until it waits.
+ */
+static void reader_wait(struct reader *R, size_t c)
+{
+	while (!reader_may_go(R, c)) {
+		if (reader_check_tip(R))
+			continue;
+		pthread_mutex_lock(&R->lock);
+		atomic_store(&R->waiting, true);
+		while (!reader_may_go(R, c))
+			pthread_cond_wait(&R->moved, &R->lock);
+		atomic_store(&R->waiting, false);
+		pthread_mutex_unlock(&R->lock);
+	}
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader *R = arg;
+	const struct history *h = R->E->h;
+	size_t c;
+
+	for (c = 0; c < h->n && !atomic_load(&R->stop); c++) {
+		const struct history_commit *hc = &h->commits[c];
+		struct odb_object *o = NULL;
+
+		reader_wait(R, c);
+		if (hc->nparents &&
+		    git_oid_equal(&hc->tree, &h->commits[history_parents(
+					h, (uint32_t)c)[0]].tree))
+			continue;
+		if (odb_read(&o, R->E->repo->odb, R->git, &hc->tree,
+			     GIT_OBJECT_TREE) == 0)
+			odb_object_free(o);
+	}
+	while (!atomic_load(&R->stop) && reader_check_tip(R))
+		;
+	return NULL;
+}
+
+/* Bound the walk's cache, and start a reader if there is a thread to spare. */
+void blame_reader_start(struct reader *R, const struct engine *E)
+{
+	memset(R, 0, sizeof(*R));
+	R->E = E;
+	atomic_init(&R->walked, 0);
+	atomic_init(&R->stop, 0);
+	atomic_init(&R->waiting, false);
+	R->cache_bound = WALK_CACHE_MAX;
+	/*
+	 * The tip's files are listed before the walk starts, so that the
+	 * walk's cache is bounded by the count of REV's directories whatever
+	 * the threads' timing.
+	 */
+	if (E->opts->jobs >= 2 && blame_open_handle(&R->git, E) == 0) {
+		const git_oid *tip = &E->h->commits[E->h->n - 1].tree;
+
+		R->tips_listed = reader_list(R, tip, 0) == 0;
+		if (R->tips_listed)
+			R->cache_bound = walk_cache(R->ntrees);
+	}
+	odb_set_cache_limit(E->repo->odb, R->cache_bound);
+	if (!R->git)
+		return;
+	pthread_mutex_init(&R->lock, NULL);
+	pthread_cond_init(&R->moved, NULL);
+	if (pthread_create(&R->th, NULL, reader_main, R) == 0)
+		return;
+	pthread_cond_destroy(&R->moved);
+	pthread_mutex_destroy(&R->lock);
+	git_repository_free(R->git);
+	R->git = NULL;
+}
+
+/* Wake the reader. */
+static void reader_signal(struct reader *R)
+{
+	pthread_mutex_lock(&R->lock);
+	pthread_cond_signal(&R->moved);
+	pthread_mutex_unlock(&R->lock);
+}
+
+/* The walk has mirrored n commits (reader_wait() says how they meet). */
+void blame_reader_walked(struct reader *R, size_t n)
+{
+	atomic_store(&R->walked, n);
+	if (R->git && atomic_load(&R->waiting))
+		reader_signal(R);
+}
+
+void blame_reader_stop(struct reader *R)
+{
+	if (!R->git)
+		return;
+	atomic_store(&R->stop, 1);
+	reader_signal(R);
+	pthread_join(R->th, NULL);
+	pthread_cond_destroy(&R->moved);
+	pthread_mutex_destroy(&R->lock);
+	git_repository_free(R->git);
+	R->git = NULL;
+}
+
+/* The reader's findings on the tip's files, if they are these files. */
+const struct tipcheck *blame_tips_known(const struct reader *R,
+					  const struct tipfile *tips, size_t n)
+{
+	size_t i;
+
+	if (!R->tips_listed || R->ntips != n)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!git_oid_equal(&R->tips[i].oid, &tips[i].v->oid))
+			return NULL;
+	return R->tips;
+}
+
+void blame_reader_free(struct reader *R)
+{
+	free(R->tips);
+	free(R->path);
+}
+
+int blame_is_text(const void *data, size_t len)
+{
+	return len > 0 && !memchr(data, 0, len < BLAME_TEXT_PREFIX ? len
+							 : BLAME_TEXT_PREFIX);
+}
+
+/*
+ * Say which file the stored "unable to read blob 'X': why" was about:
+ * "unable to read blob 'X' <how> 'PATH': why".
+ */
+int blame_name_file(const char *how, const char *path)
+{
+	static const char pre[] = "unable to read ";
+	const char *m = error_last(), *q = strstr(m, "': ");
+	char buf[1024];
+
+	if (strncmp(m, pre, sizeof(pre) - 1) || !q)
+		return error_prefix("%s '%s'", how, path);
+	snprintf(buf, sizeof(buf), "%.*s' %s '%s'%s", (int)(q - m), m, how,
+		 path, q + 1);
+	return error_set("%s", buf);
+}
+
+/*
+ * Whether blob `oid` is text: no NUL in its first 8,000 bytes, as git
+ * says, and no larger than strata reads (ODB_MAX_OBJECT; git's diff too
+ * counts a file above core.bigFileThreshold as binary). Only those bytes
+ * are inflated of a blob stored whole.
+ */
+int blame_is_text_blob(int *out, struct odb *db, git_repository *git,
+		       const git_oid *oid)
+{
+	unsigned char buf[BLAME_TEXT_PREFIX];
+	size_t got, size;
+	int rc;
+
+	if ((rc = odb_read_prefix(buf, sizeof(buf), &got, &size, db, git,
+				  oid)) < 0)
+		return rc;
+	*out = size <= ODB_MAX_OBJECT && blame_is_text(buf, got);
+	return 0;
+}
+
+/*
+ * Which of the tip's files are text: every blob read once, on up to
+ * `jobs` threads. Should several fail, the first in tree order is the one
+ * reported, as it would be without threads: the files are handed out in
+ * order, and a thread that has taken one checks it before it stops, so
+ * every file before a failed one has been checked too.
+ */
+struct textcheck {
+	struct engine *E;
+	const struct tipfile *tips;
+	const struct tipcheck *known;  /* per file, or NULL */
+	unsigned char *text;
+	size_t n;
+	atomic_size_t next;
+	atomic_int failed;
+	pthread_mutex_t lock;
+	size_t err_at;            /* under lock */
+	char err[512];
+};
+
+/* One thread's share; git: its own repository handle, or NULL to open one. */
+static void textcheck_run(struct textcheck *T, git_repository *git)
+{
+	git_repository *own = NULL;
+	size_t i = T->n;
+	int text, rc;
+
+	if (!git) {
+		if (blame_open_handle(&own, T->E) < 0)
+			goto fail;
+		git = own;
+	}
+	while (!atomic_load(&T->failed)) {
+		if ((i = atomic_fetch_add(&T->next, 1)) >= T->n)
+			break;
+		if (T->known && T->known[i].text >= 0) {
+			T->text[i] = (unsigned char)T->known[i].text;
+			continue;
+		}
+		rc = blame_is_text_blob(&text, T->E->repo->odb, git,
+					&T->tips[i].v->oid);
+		if (rc < 0)
+			goto fail;
+		T->text[i] = (unsigned char)text;
+	}
+	goto out;
+fail:
+	if (i < T->n)
+		blame_name_file("of", T->tips[i].path);
+	pthread_mutex_lock(&T->lock);
+	if (i <= T->err_at) {
+		T->err_at = i;
+		snprintf(T->err, sizeof(T->err), "%s", error_last());
+	}
+	pthread_mutex_unlock(&T->lock);
+	atomic_store(&T->failed, 1);
+out:
+	git_repository_free(own);
+}
+
+static void *textcheck_main(void *arg)
+{
+	textcheck_run(arg, NULL);
+	return NULL;
+}
+
+/*
+ * `known`: what the walk's reader found for the same files, or NULL.
+ * Threads are started for the files left to read, if there are enough.
+ */
+int blame_check_text(unsigned char *text, struct engine *E,
+		     const struct tipfile *tips, size_t n,
+		     const struct tipcheck *known)
+{
+	struct textcheck T;
+	pthread_t th[15];
+	unsigned jobs = E->opts->jobs ? E->opts->jobs : 1, started = 0, i;
+	size_t left = n, k;
+	int rc = 0;
+
+	if (known)
+		for (k = 0, left = 0; k < n; k++)
+			left += known[k].text < 0;
+	memset(&T, 0, sizeof(T));
+	T.E = E;
+	T.tips = tips;
+	T.known = known;
+	T.text = text;
+	T.n = n;
+	T.err_at = SIZE_MAX;
+	atomic_init(&T.next, 0);
+	atomic_init(&T.failed, 0);
+	pthread_mutex_init(&T.lock, NULL);
+	if (jobs > 16)
+		jobs = 16;
+	for (i = 1; i < jobs && i < left; i++)
+		if (pthread_create(&th[started], NULL, textcheck_main, &T) == 0)
+			started++;
+	textcheck_run(&T, E->repo->git);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	if (atomic_load(&T.failed))
+		rc = error_set("%s", T.err);
+	pthread_mutex_destroy(&T.lock);
+	return rc;
+}
