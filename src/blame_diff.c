@@ -516,6 +516,21 @@ static int unit_size_cmp(const void *a, const void *b)
  * W->units from the runs that start at list indices runs[0..nruns)
  * (runs[0] == 0), for `jobs` threads.
  */
+/*
+ * A condition variable whose timed waits run on the monotonic clock: the
+ * wall clock can jump (NTP, a user setting the date), and a jump back
+ * would stop the progress bar for as long.
+ */
+static void cond_init_monotonic(pthread_cond_t *c)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(c, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
 static int work_units(struct work *W, const uint32_t *runs, size_t nruns,
 		      unsigned jobs)
 {
@@ -679,7 +694,7 @@ int blame_diff_all(struct engine *E, struct version **list, size_t n,
 	atomic_init(&W.done, 0);
 	atomic_init(&W.failed, 0);
 	pthread_mutex_init(&W.lock, NULL);
-	pthread_cond_init(&W.finished_cond, NULL);
+	cond_init_monotonic(&W.finished_cond);
 	for (i = 0; i + 1 < jobs; i++) {
 		if (pthread_create(&th[i], NULL, worker, &W))
 			break;
@@ -700,7 +715,7 @@ int blame_diff_all(struct engine *E, struct version **list, size_t n,
 			if (W.finished >= started + 1)
 				break;
 		}
-		clock_gettime(CLOCK_REALTIME, &ts);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += 100 * 1000 * 1000;
 		if (ts.tv_nsec >= 1000 * 1000 * 1000) {
 			ts.tv_sec++;
