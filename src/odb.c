@@ -100,8 +100,8 @@ void odb_set_cache_limit(struct odb *db, size_t cache_bytes)
 
 	pthread_mutex_lock(&db->lock);
 	atomic_store(&db->limit, cache_bytes ? cache_bytes : db->base_limit);
-	while (db->bytes > atomic_load(&db->limit) && db->lru_tail)
-		odb_cache_evict(db, db->lru_tail, &gone);
+	while (db->bytes > atomic_load(&db->limit) && odb_cache_oldest(db))
+		odb_cache_evict(db, odb_cache_oldest(db), &gone);
 	pthread_mutex_unlock(&db->lock);
 	odb_evicted_release(gone);
 }
@@ -114,8 +114,8 @@ void odb_free(struct odb *db)
 	if (!db)
 		return;
 	/* Everything, empty objects too (a bound of 0 bytes would keep them). */
-	while (db->lru_tail)
-		odb_cache_evict(db, db->lru_tail, &gone);
+	while (odb_cache_oldest(db))
+		odb_cache_evict(db, odb_cache_oldest(db), &gone);
 	odb_evicted_release(gone);
 	pthread_mutex_destroy(&db->lock);
 	for (i = 0; i < db->npacks; i++)

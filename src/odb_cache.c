@@ -64,28 +64,11 @@ static void filter_add(struct odb *db, const struct obj *o, int d)
 				      memory_order_relaxed);
 }
 
-static void lru_unlink(struct odb *db, struct obj *o)
+/* The least recently used object in the cache, or NULL. */
+struct obj *odb_cache_oldest(const struct odb *db)
 {
-	if (o->prev)
-		o->prev->next = o->next;
-	else
-		db->lru_head = o->next;
-	if (o->next)
-		o->next->prev = o->prev;
-	else
-		db->lru_tail = o->prev;
-	o->prev = o->next = NULL;
-}
-
-static void lru_push(struct odb *db, struct obj *o)
-{
-	o->prev = NULL;
-	o->next = db->lru_head;
-	if (db->lru_head)
-		db->lru_head->prev = o;
-	else
-		db->lru_tail = o;
-	db->lru_head = o;
+	return db->lru.tail ? util_container_of(db->lru.tail, struct obj, lru)
+			    : NULL;
 }
 
 /* Under the lock: the cached object at (pack, offset), with a new ref. */
@@ -95,8 +78,7 @@ static struct obj *cache_find(struct odb *db, uint32_t pack, uint64_t offset)
 
 	for (; o; o = o->hnext) {
 		if (o->pack == pack && o->offset == offset) {
-			lru_unlink(db, o);
-			lru_push(db, o);
+			util_lru_touch(&db->lru, &o->lru);
 			atomic_fetch_add(&o->refs, 1);
 			return o;
 		}
@@ -115,7 +97,7 @@ void odb_cache_evict(struct odb *db, struct obj *o, struct obj **gone)
 	while (*pp != o)
 		pp = &(*pp)->hnext;
 	*pp = o->hnext;
-	lru_unlink(db, o);
+	util_lru_unlink(&db->lru, &o->lru);
 	filter_add(db, o, -1);
 	db->bytes -= o->pub.len;
 	o->cached = false;
@@ -172,12 +154,12 @@ void odb_cache_put(struct odb *db, struct obj **o, uint32_t pack,
 		(*o)->hnext = db->bucket[b];
 		db->bucket[b] = *o;
 		filter_add(db, *o, 1);
-		lru_push(db, *o);
+		util_lru_push(&db->lru, &(*o)->lru);
 		atomic_fetch_add(&(*o)->refs, 1);
 		db->bytes += (*o)->pub.len;
 		while (db->bytes > atomic_load(&db->limit) &&
-		       db->lru_tail != *o)
-			odb_cache_evict(db, db->lru_tail, &gone);
+		       odb_cache_oldest(db) != *o)
+			odb_cache_evict(db, odb_cache_oldest(db), &gone);
 	}
 	pthread_mutex_unlock(&db->lock);
 	odb_evicted_release(gone);

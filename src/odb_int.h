@@ -60,7 +60,8 @@ struct obj {
 	struct odb_object pub;      /* first: odb_object_free() casts */
 	atomic_uint refs;
 	/* the cache's, under db->lock */
-	struct obj *hnext, *prev, *next;
+	struct obj *hnext;
+	struct util_lru_node lru;
 	uint32_t pack;
 	uint64_t offset;
 	bool cached;
@@ -81,7 +82,7 @@ struct odb {
 	 * cached. (A stale 0 only costs building an object twice.)
 	 */
 	atomic_uchar *filter;
-	struct obj *lru_head, *lru_tail;  /* most recently used first */
+	struct util_lru lru;
 	size_t bytes;
 	atomic_size_t limit;        /* set under the lock, read anywhere */
 	size_t base_limit;          /* odb_open()'s */
@@ -118,6 +119,7 @@ struct zin {
 };
 
 /* odb_cache.c */
+struct obj *odb_cache_oldest(const struct odb *db);
 struct obj *odb_obj_new(size_t len, git_object_t type);
 void odb_obj_decref(struct obj *o);
 void odb_cache_evict(struct odb *db, struct obj *o, struct obj **gone);
