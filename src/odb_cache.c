@@ -136,14 +136,16 @@ struct obj *odb_cache_get(struct odb *db, uint32_t pack, uint64_t offset)
 void odb_cache_put(struct odb *db, struct obj **o, uint32_t pack,
 		   uint64_t offset)
 {
-	struct obj *have, *gone = NULL;
+	struct obj *have, *gone = NULL, *dup = NULL;
 
 	if ((*o)->pub.len > atomic_load(&db->limit) / 4)
 		return;
 	pthread_mutex_lock(&db->lock);
 	have = cache_find(db, pack, offset);
 	if (have) {
-		odb_obj_decref(*o);
+		/* Ours is dropped once the lock is released, as evicted
+		 * objects are: no free() runs under it. */
+		dup = *o;
 		*o = have;
 	} else {
 		size_t b = bucket_of(pack, offset);
@@ -162,5 +164,6 @@ void odb_cache_put(struct odb *db, struct obj **o, uint32_t pack,
 			odb_cache_evict(db, odb_cache_oldest(db), &gone);
 	}
 	pthread_mutex_unlock(&db->lock);
+	odb_obj_decref(dup);
 	odb_evicted_release(gone);
 }
