@@ -150,6 +150,166 @@ static int read_fallback(struct obj **out, struct odb *db,
 #define MAX_REF_DEPTH 16
 
 /*
+ * The entries of a delta chain walked down so far, top first: a chain
+ * is rarely deeper than git's default of 50, so the first ones are on
+ * the stack.
+ */
+struct chain {
+	uint64_t first[64], *at;
+	size_t n, alloc;
+};
+
+static int chain_push(struct chain *ch, uint64_t offset)
+{
+	if (ch->n == ch->alloc) {
+		uint64_t *heap = ch->at == ch->first ? NULL : ch->at;
+		size_t alloc = ch->at == ch->first ? 0 : ch->alloc;
+		int rc;
+
+		if ((rc = UTIL_GROW(heap, alloc, ch->n + 1)) < 0)
+			return rc;
+		if (ch->at == ch->first)
+			memcpy(heap, ch->first, ch->n * sizeof(*heap));
+		ch->at = heap;
+		ch->alloc = alloc;
+	}
+	ch->at[ch->n++] = offset;
+	return 0;
+}
+
+static int read_at(struct obj **out, struct odb *db, git_repository *git,
+		   uint32_t pi, uint64_t offset, int depth);
+
+/*
+ * The base of the delta at `cur` named by id: the entry of the same pack
+ * (*next, to go on down the chain, *base NULL), or the object read from
+ * another pack or store (*base).
+ */
+static int chain_ref_base(struct obj **base, uint64_t *next, struct odb *db,
+			  git_repository *git, uint32_t pi, uint64_t cur,
+			  const unsigned char *ref, int depth)
+{
+	const struct pack *p = &db->packs[pi];
+	struct odb_place other;
+	git_oid bid;
+	int rc = 0;
+
+	*base = NULL;
+	memcpy(bid.id, ref, 20);
+	if (odb_pack_find(p, &bid, next))
+		return *next == cur ? odb_corrupt_why(p, cur, "a delta against "
+						      "itself")
+				    : 0;
+	if (depth >= MAX_REF_DEPTH)
+		return odb_corrupt_why(p, cur, "its deltas go through too many "
+				       "packs (a cycle?)");
+	if (odb_locate(&other, db, &bid) == 0)
+		rc = read_at(base, db, git, other.pack, other.offset,
+			     depth + 1);
+	else if (read_fallback(base, db, git, &bid) < 0)
+		/*
+		 * A base that no pack holds and libgit2 cannot read: this
+		 * entry is damaged (a pack on disk holds the bases of its
+		 * name deltas).
+		 */
+		rc = odb_corrupt_why(p, cur, "its delta base is missing");
+	return rc;
+}
+
+/*
+ * Walk down the delta chain of the entry at `offset` to a cached object
+ * or a whole one (*base), noting the deltas on the way in ch.
+ */
+static int chain_down(struct obj **base, struct chain *ch, struct odb *db,
+		      git_repository *git, uint32_t pi, uint64_t offset,
+		      int depth)
+{
+	const struct pack *p = &db->packs[pi];
+	uint64_t cur = offset;
+	struct entry e;
+	int rc;
+
+	for (;;) {
+		if ((*base = odb_cache_get(db, pi, cur)) != NULL) {
+			if (ch->n == 0)
+				atomic_fetch_add(&db->hits, 1);
+			return 0;
+		}
+		if ((rc = odb_parse_entry(&e, p, cur)) < 0)
+			return rc;
+		if (e.type != T_OFS_DELTA && e.type != T_REF_DELTA)
+			break;
+		/*
+		 * A chain visits each entry once: one longer than the pack
+		 * has entries loops (name deltas can point forwards, and
+		 * back again). A long chain is fine: git takes 100,000.
+		 */
+		if (ch->n > p->n)
+			return odb_corrupt_why(p, offset, "its deltas form a "
+					       "cycle");
+		if ((rc = odb_check_entry_size(p, cur, e.size)) < 0 ||
+		    (rc = chain_push(ch, cur)) < 0)
+			return rc;
+		if (e.type == T_OFS_DELTA) {
+			cur = e.base;
+			continue;
+		}
+		if ((rc = chain_ref_base(base, &cur, db, git, pi, cur, e.ref,
+					 depth)) < 0 || *base)
+			return rc;
+	}
+	if ((rc = odb_check_entry_size(p, cur, e.size)) < 0)
+		return rc;
+	if (!(*base = odb_obj_new(e.size, (git_object_t)e.type)))
+		return error_oom();
+	if ((rc = odb_inflate_entry((*base)->buf, p, &e, cur)) < 0)
+		return rc;
+	atomic_fetch_add(&db->built, 1);
+	if (ch->n || (*base)->pub.type != GIT_OBJECT_COMMIT)
+		odb_cache_put(db, base, pi, cur);
+	return 0;
+}
+
+/* Apply the deltas of ch to *base, bottom up, caching every object. */
+static int chain_up(struct obj **base, struct chain *ch, struct odb *db,
+		    uint32_t pi)
+{
+	const struct pack *p = &db->packs[pi];
+	unsigned char *delta = NULL;
+	struct entry e;
+	int rc = 0;
+
+	while (ch->n) {
+		uint64_t cur = ch->at[--ch->n];
+		struct obj *next;
+		bool oom;
+
+		if ((rc = odb_parse_entry(&e, p, cur)) < 0)
+			break;
+		free(delta);
+		if (!(delta = malloc(e.size + 1))) {
+			rc = error_oom();
+			break;
+		}
+		if ((rc = odb_inflate_entry(delta, p, &e, cur)) < 0)
+			break;
+		next = odb_apply_delta(*base, delta, delta + e.size, &oom);
+		if (!next) {
+			rc = oom ? error_oom()
+				 : odb_corrupt_why(p, cur, "bad delta");
+			break;
+		}
+		odb_obj_decref(*base);
+		*base = next;
+		atomic_fetch_add(&db->built, 1);
+		if (ch->n || (*base)->pub.type != GIT_OBJECT_COMMIT)
+			odb_cache_put(db, base, pi, cur);
+	}
+	free(delta);
+	return rc;
+}
+
+/*
  * Build the object at (pack, offset): walk down its delta chain to a
  * cached object or a whole one, then apply the deltas back up, caching
  * every object on the way, as git's delta base cache does. Commits are
@@ -158,132 +318,22 @@ static int read_fallback(struct obj **out, struct odb *db,
 static int read_at(struct obj **out, struct odb *db, git_repository *git,
 		   uint32_t pi, uint64_t offset, int depth)
 {
-	const struct pack *p = &db->packs[pi];
-	uint64_t stack_buf[64], *stack = stack_buf, cur = offset;
-	size_t n = 0, alloc = 64;
+	struct chain ch;
 	struct obj *base = NULL;
-	unsigned char *delta = NULL;
-	struct entry e;
-	int rc = 0;
+	int rc;
 
 	*out = NULL;
-	for (;;) {
-		if ((base = odb_cache_get(db, pi, cur)) != NULL) {
-			if (n == 0)
-				atomic_fetch_add(&db->hits, 1);
-			break;
-		}
-		if ((rc = odb_parse_entry(&e, p, cur)) < 0)
-			goto done;
-		if (e.type != T_OFS_DELTA && e.type != T_REF_DELTA) {
-			if ((rc = odb_check_entry_size(p, cur, e.size)) < 0)
-				goto done;
-			if (!(base = odb_obj_new(e.size, (git_object_t)e.type))) {
-				rc = error_oom();
-				goto done;
-			}
-			if ((rc = odb_inflate_entry(base->buf, p, &e, cur)) < 0)
-				goto done;
-			atomic_fetch_add(&db->built, 1);
-			if (n || base->pub.type != GIT_OBJECT_COMMIT)
-				odb_cache_put(db, &base, pi, cur);
-			break;
-		}
-		/*
-		 * A chain visits each entry once: one longer than the pack
-		 * has entries loops (name deltas can point forwards, and
-		 * back again). A long chain is fine: git takes 100,000.
-		 */
-		if (n > p->n) {
-			rc = odb_corrupt_why(p, offset, "its deltas form a cycle");
-			goto done;
-		}
-		if ((rc = odb_check_entry_size(p, cur, e.size)) < 0)
-			goto done;
-		if (n == alloc) {
-			uint64_t *ns = malloc(2 * alloc * sizeof(*ns));
-
-			if (!ns) {
-				rc = error_oom();
-				goto done;
-			}
-			memcpy(ns, stack, n * sizeof(*ns));
-			if (stack != stack_buf)
-				free(stack);
-			stack = ns;
-			alloc *= 2;
-		}
-		stack[n++] = cur;
-		if (e.type == T_OFS_DELTA) {
-			cur = e.base;
-		} else {
-			struct odb_place other;
-			git_oid bid;
-			uint64_t bo;
-
-			memcpy(bid.id, e.ref, 20);
-			if (odb_pack_find(p, &bid, &bo)) {
-				if (bo == cur) {
-					rc = odb_corrupt_why(p, cur, "a delta against "
-							 "itself");
-					goto done;
-				}
-				cur = bo;
-				continue;
-			}
-			if (depth >= MAX_REF_DEPTH) {
-				rc = odb_corrupt_why(p, cur, "its deltas go through "
-						 "too many packs (a cycle?)");
-				goto done;
-			}
-			if (odb_locate(&other, db, &bid) == 0)
-				rc = read_at(&base, db, git, other.pack,
-					     other.offset, depth + 1);
-			else if (read_fallback(&base, db, git, &bid) < 0)
-				/*
-				 * A base that no pack holds and libgit2 cannot
-				 * read: this entry is damaged (a pack on disk
-				 * holds the bases of its name deltas).
-				 */
-				rc = odb_corrupt_why(p, cur, "its delta base is "
-						 "missing");
-			if (rc < 0)
-				goto done;
-			break;
-		}
+	ch.at = ch.first;
+	ch.n = 0;
+	ch.alloc = sizeof(ch.first) / sizeof(*ch.first);
+	if ((rc = chain_down(&base, &ch, db, git, pi, offset, depth)) == 0 &&
+	    (rc = chain_up(&base, &ch, db, pi)) == 0) {
+		*out = base;
+		base = NULL;
 	}
-	while (n) {
-		struct obj *next;
-		bool oom;
-
-		cur = stack[--n];
-		if ((rc = odb_parse_entry(&e, p, cur)) < 0)
-			goto done;
-		free(delta);
-		if (!(delta = malloc(e.size + 1))) {
-			rc = error_oom();
-			goto done;
-		}
-		if ((rc = odb_inflate_entry(delta, p, &e, cur)) < 0)
-			goto done;
-		next = odb_apply_delta(base, delta, delta + e.size, &oom);
-		if (!next) {
-			rc = oom ? error_oom() : odb_corrupt_why(p, cur, "bad delta");
-			goto done;
-		}
-		odb_obj_decref(base);
-		base = next;
-		atomic_fetch_add(&db->built, 1);
-		if (n || base->pub.type != GIT_OBJECT_COMMIT)
-			odb_cache_put(db, &base, pi, cur);
-	}
-	*out = base;
-	base = NULL;
-done:
 	odb_obj_decref(base);
-	free(delta);
-	if (stack != stack_buf)
-		free(stack);
+	if (ch.at != ch.first)
+		free(ch.at);
 	return rc;
 }
 
@@ -303,7 +353,8 @@ static int read_fallback(struct obj **out, struct odb *db,
 
 	*out = NULL;
 	atomic_fetch_add(&db->fallback, 1);
-	if ((rc = odb_read_loose(out, &size, db, oid, SIZE_MAX)) != GIT_ENOTFOUND)
+	rc = odb_read_loose(out, &size, db, oid, SIZE_MAX);
+	if (rc != GIT_ENOTFOUND)
 		return rc;
 	if (!git)
 		return error_set("%s", db->missing_hint ? db->missing_hint :
@@ -488,7 +539,8 @@ static int inflate_prefix(unsigned char *out, size_t want, size_t *got,
 	bool end;
 	int rc;
 
-	if ((rc = odb_zin_start(&zi, p->map + e->data, p->size - 20 - e->data)) < 0)
+	rc = odb_zin_start(&zi, p->map + e->data, p->size - 20 - e->data);
+	if (rc < 0)
 		return rc;
 	if (!odb_zin_read(&zi, out, want, got, &end)) {
 		inflateEnd(&zi.zs);

@@ -35,7 +35,7 @@ static int list_pack_commits(struct odb_commits *c, uint32_t pi)
 	uint64_t end, off;
 	size_t first = c->n, k, kept = first;
 	uint32_t i;
-	int t;
+	int t, rc;
 
 	/* One pass over the index: the commits, and where they end. */
 	for (;;) {
@@ -51,16 +51,8 @@ static int list_pack_commits(struct odb_commits *c, uint32_t pi)
 			}
 			if (t != GIT_OBJECT_COMMIT)
 				continue;
-			if (c->n == c->alloc) {
-				size_t na = c->alloc ? 2 * c->alloc : 1024;
-				struct run_entry *ne = realloc(c->e,
-							       na * sizeof(*ne));
-
-				if (!ne)
-					return error_oom();
-				c->e = ne;
-				c->alloc = na;
-			}
+			if ((rc = UTIL_GROW(c->e, c->alloc, c->n + 1)) < 0)
+				return rc;
 			c->e[c->n].offset = off;
 			c->e[c->n].pos = i;
 			c->e[c->n++].pack = pi;

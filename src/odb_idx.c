@@ -123,7 +123,8 @@ int odb_check_pack(const struct pack *p)
 		return error_set("corrupt pack '%s': it holds %u objects, its "
 				 "index %u", p->path, be32(p->map + 8), p->n);
 	for (i = 0; i < p->n; i++)
-		if (!odb_offset_at(p, i, &off) || off < 12 || off >= p->size - 20)
+		if (!odb_offset_at(p, i, &off) || off < 12 ||
+		    off >= p->size - 20)
 			return error_set("corrupt pack index for '%s': object "
 					 "%u is outside the pack", p->path, i);
 	return 0;
@@ -132,15 +133,10 @@ int odb_check_pack(const struct pack *p)
 /* Append *p to db's packs (then *p is db's, and zeroed). */
 int odb_keep_pack(struct odb *db, struct pack *p)
 {
-	if (db->npacks == db->packs_alloc) {
-		size_t na = db->packs_alloc ? 2 * db->packs_alloc : 4;
-		struct pack *np = realloc(db->packs, na * sizeof(*np));
+	int rc;
 
-		if (!np)
-			return error_oom();
-		db->packs = np;
-		db->packs_alloc = na;
-	}
+	if ((rc = UTIL_GROW(db->packs, db->packs_alloc, db->npacks + 1)) < 0)
+		return rc;
 	db->packs[db->npacks++] = *p;
 	memset(p, 0, sizeof(*p));
 	return 0;
@@ -196,17 +192,8 @@ static int add_packs(struct odb *db, const char *dir)
 
 		if (l < 5 || strcmp(de->d_name + l - 4, ".idx") != 0)
 			continue;
-		if (n == alloc) {
-			size_t na = alloc ? 2 * alloc : 8;
-			char **nn = realloc(names, na * sizeof(*nn));
-
-			if (!nn) {
-				rc = error_oom();
-				goto done;
-			}
-			names = nn;
-			alloc = na;
-		}
+		if ((rc = UTIL_GROW(names, alloc, n + 1)) < 0)
+			goto done;
 		if (!(names[n] = strdup(de->d_name))) {
 			rc = error_oom();
 			goto done;
@@ -236,19 +223,18 @@ done:
  */
 static int add_dir(struct odb *db, char *real)
 {
-	char **nd;
 	size_t i;
+	int rc;
 
 	for (i = 0; i < db->ndirs; i++)
 		if (!strcmp(db->dirs[i], real)) {
 			free(real);
 			return 0;
 		}
-	if (!(nd = realloc(db->dirs, (db->ndirs + 1) * sizeof(*nd)))) {
+	if ((rc = UTIL_GROW(db->dirs, db->dirs_alloc, db->ndirs + 1)) < 0) {
 		free(real);
-		return error_oom();
+		return rc;
 	}
-	db->dirs = nd;
 	db->dirs[db->ndirs++] = real;
 	return 1;
 }

@@ -89,7 +89,7 @@ struct odb {
 	atomic_size_t reads, hits, built, fallback;
 	const char *missing_hint;   /* odb_set_missing_hint()'s, or NULL */
 	char **dirs;                /* the object directories, real paths */
-	size_t ndirs;
+	size_t ndirs, dirs_alloc;
 };
 
 static inline uint32_t be32(const unsigned char *p)
