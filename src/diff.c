@@ -46,49 +46,6 @@ fail:
 	return error_oom();
 }
 
-/*
- * The diff of the first alen and blen bytes of the blobs of tables ta and
- * tb, whose bytes are abuf and bbuf (NULL: the dictionary's).
- */
-static int diff_tables(struct ctx *c, struct diff_result *out,
-		       const struct table *ta, const struct table *tb,
-		       const unsigned char *abuf, const unsigned char *bbuf,
-		       size_t alen, size_t blen)
-{
-	long head, tail;
-	int rc;
-
-	if ((rc = diff_side_view(c, 0, ta, abuf, alen)) < 0 ||
-	    (rc = diff_side_view(c, 1, tb, bbuf, blen)) < 0)
-		return rc;
-	diff_trim_ends(c, &head, &tail);
-	c->s[0].lo = c->s[1].lo = head;
-	c->s[0].hi = (long)c->s[0].n - tail;
-	c->s[1].hi = (long)c->s[1].n - tail;
-	if (c->s[0].lo == c->s[0].hi || c->s[1].lo == c->s[1].hi) {
-		/*
-		 * Lines only added or only taken away: with one side empty,
-		 * xdl_recs_cmp marks all of the other changed, whatever the
-		 * counts and discards would have said. Skip them.
-		 */
-		for (int j = 0; j < 2; j++)
-			memset(c->s[j].chg + head, 1,
-			       (size_t)(c->s[j].hi - head));
-	} else {
-		diff_count_classes(c, head, tail, true);
-		if (diff_discard(c, head, tail) < 0 || diff_myers(c) < 0)
-			rc = error_oom();
-		diff_count_classes(c, head, tail, false);
-		if (rc < 0)
-			return rc;
-	}
-	diff_compact(c, 0);
-	diff_compact(c, 1);
-	if (diff_emit(c, out) < 0)
-		rc = error_oom();
-	return rc;
-}
-
 static int run(struct ctx *c, struct diff_result *out,
 	       const struct diff_blob *A, const struct diff_blob *B,
 	       size_t same, size_t alen, size_t blen)
@@ -119,8 +76,8 @@ int diff_blobs(struct diff_result *out, const struct diff_blob *a,
 	if (!B.len)
 		B.data = "";
 	same = diff_common_tail((const unsigned char *)A.data, alen,
-			   (const unsigned char *)B.data, blen,
-			   alen < blen ? alen : blen);
+				(const unsigned char *)B.data, blen,
+				alen < blen ? alen : blen);
 	if (same == alen && same == blen)
 		return 0;
 	diff_trim_tail(&alen, &blen, A.data, same);
@@ -173,7 +130,8 @@ static size_t tables_tail(const struct dict *d, const struct table *a,
 				break;
 			kb = b->off[j + 1] - b->off[j];
 		}
-		if (diff_line_text(d, a, i)[ka - 1] != diff_line_text(d, b, j)[kb - 1])
+		if (diff_line_text(d, a, i)[ka - 1] !=
+		    diff_line_text(d, b, j)[kb - 1])
 			break;
 		ka--;
 		kb--;
@@ -194,7 +152,8 @@ static size_t tables_trim(const struct table *a, size_t same)
 	if (!cut)
 		return a->len;
 	/* The line that holds the first byte cut, kept whole. */
-	k = diff_first_start_from(a->off, 0, (long)a->n + 1, a->len - cut + 1) - 1;
+	k = diff_first_start_from(a->off, 0, (long)a->n + 1,
+				  a->len - cut + 1) - 1;
 	return a->off[k + 1];
 }
 

@@ -11,8 +11,8 @@
  * Side `which` as xdiff sees it: the first records of its table, up to
  * `len` bytes (what the tail trim left, always whole records).
  */
-int diff_side_view(struct ctx *c, int which, const struct table *t,
-		   const unsigned char *buf, size_t len)
+static int side_view(struct ctx *c, int which, const struct table *t,
+		     const unsigned char *buf, size_t len)
 {
 	struct side *s = &c->s[which];
 	long n = diff_first_start_from(t->off, 0, (long)t->n + 1, len);
@@ -28,9 +28,10 @@ int diff_side_view(struct ctx *c, int which, const struct table *t,
 	s->off = t->off;
 	s->cls = t->id;
 	s->chg = diff_reserve(&c->chg[which], (size_t)n + 2);
-	s->kept = diff_reserve(&c->kept[which], ((size_t)n + 1) * sizeof(uint32_t));
+	s->kept = diff_reserve(&c->kept[which],
+			       ((size_t)n + 1) * sizeof(uint32_t));
 	s->kept_cls = diff_reserve(&c->kept_cls[which],
-			      ((size_t)n + 1) * sizeof(uint32_t));
+				   ((size_t)n + 1) * sizeof(uint32_t));
 	if (!s->chg || !s->kept || !s->kept_cls)
 		return error_oom();
 	memset(s->chg, 0, (size_t)n + 2);
@@ -86,7 +87,7 @@ long diff_equal_behind(const uint32_t *p, const uint32_t *q, long n)
 }
 
 /* The equal records at both ends, as xdl_trim_ends finds them. */
-void diff_trim_ends(const struct ctx *c, long *head, long *tail)
+static void trim_ends(const struct ctx *c, long *head, long *tail)
 {
 	const struct side *a = &c->s[0], *b = &c->s[1];
 	long na = a->n, nb = b->n, lim = na < nb ? na : nb;
@@ -132,11 +133,11 @@ static void mark_middle(uint64_t *seen, const uint32_t *cls, long n)
 /*
  * Count the records of each class in each side, as xdiff does over all
  * of both (or take the counts back to 0). Only the counts of the classes
- * in the middle are ever read (by diff_discard()), so the ends add only to
+ * in the middle are ever read (by discard()), so the ends add only to
  * those: no count is written for the other classes of the ends, and
  * taking the counts back to 0 is a pass over the middle alone.
  */
-void diff_count_classes(struct ctx *c, long head, long tail, bool add)
+static void count_classes(struct ctx *c, long head, long tail, bool add)
 {
 	const struct side *a = &c->s[0], *b = &c->s[1];
 	struct pair *count = c->dict.count;
@@ -220,7 +221,7 @@ static bool drop_many_match(const unsigned char *kind, long i, long s,
  * Mark as changed the middle records [head, n - tail) that cannot or had
  * better not match, and list the others for Myers.
  */
-int diff_discard(struct ctx *c, long head, long tail)
+static int discard(struct ctx *c, long head, long tail)
 {
 	int j;
 
@@ -435,8 +436,9 @@ static void find_cut(const struct myers *m, const struct box *b,
 			x = bwd[d - 1] < bwd[d + 1] ? bwd[d - 1] :
 						      bwd[d + 1] - 1;
 			y = x - d;
-			x0 = diff_equal_behind(h1 + x, h2 + y, x - b->off1 < y - b->off2 ?
-						       x - b->off1 : y - b->off2);
+			x0 = diff_equal_behind(h1 + x, h2 + y,
+					       x - b->off1 < y - b->off2 ?
+					       x - b->off1 : y - b->off2);
 			x -= x0;
 			y -= x0;
 			if (x0 > SNAKE_LEN)
@@ -468,7 +470,7 @@ static void mark_kept(struct side *s, long from, long to)
 		s->chg[s->kept[from]] = 1;
 }
 
-int diff_myers(struct ctx *c)
+static int myers(struct ctx *c)
 {
 	struct side *a = &c->s[0], *b = &c->s[1];
 	long ndiags = a->nkept + b->nkept + 3, depth = 0, cap;
@@ -514,8 +516,8 @@ int diff_myers(struct ctx *c)
 		}
 		find_cut(&m, &x, &k);
 		if (depth + 2 > cap) {
-			todo = diff_reserve(&c->todo,
-				       (size_t)(depth + 2) * sizeof(*todo));
+			todo = diff_reserve(&c->todo, (size_t)(depth + 2) *
+						       sizeof(*todo));
 			if (!todo)
 				return -1;
 			cap = (long)(c->todo.cap / sizeof(*todo));
@@ -733,7 +735,7 @@ static long unchanged_run(const struct side *s, long at)
  * the other side move in step. Only the span that can hold changes is
  * walked; before it both sides are unchanged, so groups pair up by index.
  */
-void diff_compact(struct ctx *c, int x)
+static void compact(struct ctx *c, int x)
 {
 	struct side *s = &c->s[x], *o = &c->s[!x];
 	long from = s->lo < o->lo ? s->lo : o->lo, last = s->hi;
@@ -810,15 +812,8 @@ static int push_hunk(struct diff_result *r, long i, long ni, long j,
 {
 	struct diff_hunk *d;
 
-	if (r->n == r->alloc) {
-		size_t na = r->alloc ? r->alloc * 2 : 16;
-		void *p = realloc(r->hunks, na * sizeof(*r->hunks));
-
-		if (!p)
-			return -1;
-		r->hunks = p;
-		r->alloc = na;
-	}
+	if (UTIL_GROW(r->hunks, r->alloc, r->n + 1) < 0)
+		return -1;
 	d = &r->hunks[r->n++];
 	d->old_start = (uint32_t)i;
 	d->old_count = (uint32_t)ni;
@@ -828,7 +823,7 @@ static int push_hunk(struct diff_result *r, long i, long ni, long j,
 }
 
 /* Pair the unchanged records off; what lies between them is a hunk. */
-int diff_emit(struct ctx *c, struct diff_result *out)
+static int emit(struct ctx *c, struct diff_result *out)
 {
 	struct side *a = &c->s[0], *b = &c->s[1];
 	long i = a->lo < b->lo ? a->lo : b->lo, j = i;
@@ -854,4 +849,49 @@ int diff_emit(struct ctx *c, struct diff_result *out)
 		}
 	}
 	return 0;
+}
+
+/* ---- the algorithm on two tables ------------------------------------- */
+
+/*
+ * The diff of the first alen and blen bytes of the blobs of tables ta and
+ * tb, whose bytes are abuf and bbuf (NULL: the dictionary's).
+ */
+int diff_tables(struct ctx *c, struct diff_result *out,
+		const struct table *ta, const struct table *tb,
+		const unsigned char *abuf, const unsigned char *bbuf,
+		size_t alen, size_t blen)
+{
+	long head, tail;
+	int rc;
+
+	if ((rc = side_view(c, 0, ta, abuf, alen)) < 0 ||
+	    (rc = side_view(c, 1, tb, bbuf, blen)) < 0)
+		return rc;
+	trim_ends(c, &head, &tail);
+	c->s[0].lo = c->s[1].lo = head;
+	c->s[0].hi = (long)c->s[0].n - tail;
+	c->s[1].hi = (long)c->s[1].n - tail;
+	if (c->s[0].lo == c->s[0].hi || c->s[1].lo == c->s[1].hi) {
+		/*
+		 * Lines only added or only taken away: with one side empty,
+		 * xdl_recs_cmp marks all of the other changed, whatever the
+		 * counts and discards would have said. Skip them.
+		 */
+		for (int j = 0; j < 2; j++)
+			memset(c->s[j].chg + head, 1,
+			       (size_t)(c->s[j].hi - head));
+	} else {
+		count_classes(c, head, tail, true);
+		if (discard(c, head, tail) < 0 || myers(c) < 0)
+			rc = error_oom();
+		count_classes(c, head, tail, false);
+		if (rc < 0)
+			return rc;
+	}
+	compact(c, 0);
+	compact(c, 1);
+	if (emit(c, out) < 0)
+		rc = error_oom();
+	return rc;
 }

@@ -18,6 +18,7 @@
 
 #include "strata/error.h"
 #include "strata/odb.h"
+#include "strata/util.h"
 
 /*
  * Our own implementation of the line diff in git 2.39's xdiff (the same
@@ -202,7 +203,8 @@ struct table {
 	bool nl_end;            /* its last line ends in a newline (or none) */
 	int pins;               /* in use: not to be taken */
 	size_t counted;         /* cap when last counted in placed.bytes */
-	int hnext, prev, next;  /* in its bucket, in the LRU list; -1 ends */
+	int hnext, next;        /* in its bucket, in the free list; -1 ends */
+	struct util_lru_node lru;
 };
 
 #define TABLES 8
@@ -220,7 +222,7 @@ struct table {
 struct placed {
 	struct table *t;        /* PLACED of them, once used */
 	int bucket[PLACE_BUCKETS];
-	int head, tail;         /* those in use, most recently used first */
+	struct util_lru lru;    /* those in use, most recently used first */
 	int free;               /* the others, empty, through `next` */
 	size_t bytes;           /* of the starts and numbers they hold */
 };
@@ -269,8 +271,36 @@ struct known {
 	const unsigned char *buf;
 };
 
+void *diff_reserve_grow(struct buf *b, size_t bytes);
+
+/*
+ * b's memory, with room for `bytes` at least (NULL: no memory). Inline:
+ * called for every buffer of every diff, it grows them only now and then.
+ */
+static inline void *diff_reserve(struct buf *b, size_t bytes)
+{
+	return bytes > b->cap ? diff_reserve_grow(b, bytes) : b->p;
+}
+
+/*
+ * The first index in [lo, hi) whose start is at least pos, or hi. Inline:
+ * the walk of a delta's copies calls it for every copy.
+ */
+static inline long diff_first_start_from(const uint32_t *off, long lo,
+					 long hi, size_t pos)
+{
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (off[mid] < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* diff_lines.c */
-void *diff_reserve(struct buf *b, size_t bytes);
 void diff_table_free(struct table *t);
 struct ctx *diff_ctx_get(void);
 void diff_ctx_put(struct ctx *c);
@@ -291,8 +321,6 @@ int diff_table_build(struct ctx *c, struct table *t,
 		     const unsigned char *p, size_t len);
 size_t diff_common_tail(const unsigned char *a, size_t an,
 			const unsigned char *b, size_t bn, size_t n);
-long diff_first_start_from(const uint32_t *off, long lo, long hi,
-			   size_t pos);
 int diff_table_copy(struct ctx *c, struct table *t,
 		    const unsigned char *buf, size_t len,
 		    const struct known *k, size_t same);
@@ -304,14 +332,10 @@ int diff_stored_table(struct ctx *c, struct odb *db, git_repository *git,
 		      struct table **out);
 
 /* diff_algo.c */
-int diff_side_view(struct ctx *c, int which, const struct table *t,
-		   const unsigned char *buf, size_t len);
+int diff_tables(struct ctx *c, struct diff_result *out,
+		const struct table *ta, const struct table *tb,
+		const unsigned char *abuf, const unsigned char *bbuf,
+		size_t alen, size_t blen);
 long diff_equal_behind(const uint32_t *p, const uint32_t *q, long n);
-void diff_trim_ends(const struct ctx *c, long *head, long *tail);
-void diff_count_classes(struct ctx *c, long head, long tail, bool add);
-int diff_discard(struct ctx *c, long head, long tail);
-int diff_myers(struct ctx *c);
-void diff_compact(struct ctx *c, int x);
-int diff_emit(struct ctx *c, struct diff_result *out);
 
 #endif

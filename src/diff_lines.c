@@ -5,20 +5,10 @@
  */
 #include "diff_int.h"
 
-void *diff_reserve(struct buf *b, size_t bytes)
+void *diff_reserve_grow(struct buf *b, size_t bytes)
 {
-	if (bytes > b->cap) {
-		size_t cap = b->cap ? b->cap : 1024;
-		void *p;
-
-		while (cap < bytes)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p)
-			return NULL;
-		b->p = p;
-		b->cap = cap;
-	}
+	if (util_grow_array(&b->p, &b->cap, bytes, 1) < 0)
+		return NULL;
 	return b->p;
 }
 
@@ -319,21 +309,19 @@ static int dict_rehash(struct dict *d, size_t slots)
 /* Room for twice as many numbers (the counts of the new ones zero). */
 static int dict_grow(struct dict *d)
 {
-	uint32_t cap = d->cap ? 2 * d->cap : 4096;
-	void *p;
+	/* A power of two: the slots are twice as many, found by a mask. */
+	size_t cap = d->cap ? 2 * (size_t)d->cap : 4096, a;
 
-	if (!(p = realloc(d->e, cap * sizeof(*d->e))))
+	if (cap > UINT32_MAX)
 		return -1;
-	d->e = p;
-	if (!(p = realloc(d->count, cap * sizeof(*d->count))))
+	if ((a = d->cap, UTIL_GROW(d->e, a, cap)) < 0 ||
+	    (a = d->cap, UTIL_GROW(d->count, a, cap)) < 0)
 		return -1;
-	d->count = p;
 	memset(d->count + d->cap, 0, (cap - d->cap) * sizeof(*d->count));
-	if (!(p = realloc(d->pos, cap * sizeof(uint32_t))))
+	if ((a = d->cap, UTIL_GROW(d->pos, a, cap)) < 0)
 		return -1;
-	d->pos = p;
-	d->cap = cap;
-	return dict_rehash(d, 2 * (size_t)cap);
+	d->cap = (uint32_t)cap;
+	return dict_rehash(d, 2 * cap);
 }
 
 
@@ -374,17 +362,10 @@ static uint32_t intern_hashed(struct dict *d, const unsigned char *p,
 			return (uint32_t)v - 1;
 	}
 	/* (An empty record, -w's blank lines, still needs a text to be in.) */
-	if (d->text_len + n > d->text_cap || !d->text) {
-		size_t cap = d->text_cap ? d->text_cap : (size_t)1 << 16;
-		void *q;
-
-		while (cap < d->text_len + n)
-			cap *= 2;
-		if (!(q = realloc(d->text, cap)))
-			return NO_ID;
-		d->text = q;
-		d->text_cap = cap;
-	}
+	if ((d->text_len + n > d->text_cap || !d->text) &&
+	    UTIL_GROW(d->text, d->text_cap, d->text_len + n < (size_t)1 << 16 ?
+			  (size_t)1 << 16 : d->text_len + n) < 0)
+		return NO_ID;
 	memcpy(d->text + d->text_len, p, n);
 	id = d->n++;
 	e = &d->e[id];
@@ -417,19 +398,20 @@ uint32_t diff_intern(struct ctx *c, const unsigned char *p, size_t n,
 /* Room for n + 2 starts and numbers. */
 int diff_table_room(struct table *t, size_t n)
 {
-	size_t cap = t->cap ? t->cap : 256;
-	void *p;
+	size_t cap = t->cap, a = t->cap, need = t->cap ? t->cap : 256;
 
 	if (n + 2 <= t->cap)
 		return 0;
-	while (cap < n + 2)
-		cap *= 2;
-	if (!(p = realloc(t->off, cap * sizeof(*t->off))))
+	/*
+	 * Doubling from 256: a table is filled from nothing whenever its
+	 * slot is taken for another blob, and tables grown by half from
+	 * UTIL_GROW's 8 went through realloc() three times as long.
+	 */
+	while (need < n + 2 && need != SIZE_MAX)
+		need = util_mul(need, 2);
+	/* Both grow to the same size, or t->cap stays. */
+	if (UTIL_GROW(t->off, cap, need) < 0 || UTIL_GROW(t->id, a, cap) < 0)
 		return -1;
-	t->off = p;
-	if (!(p = realloc(t->id, cap * sizeof(*t->id))))
-		return -1;
-	t->id = p;
 	t->cap = cap;
 	return 0;
 }
@@ -591,7 +573,8 @@ int diff_table_build(struct ctx *c, struct table *t,
 	if (c->dict.ws) {
 		for (i = 0; i < n; i++) {
 			t->id[i] = diff_intern(c, p + t->off[i],
-					  t->off[i + 1] - t->off[i], p + len);
+					       t->off[i + 1] - t->off[i],
+					       p + len);
 			if (t->id[i] == NO_ID)
 				return -1;
 		}
@@ -695,21 +678,6 @@ size_t diff_common_suffix(const void *a, size_t alen, const void *b,
 	return diff_common_tail(a, alen, b, blen, n);
 }
 
-/* The first index in [lo, hi) whose start is at least pos, or hi. */
-long diff_first_start_from(const uint32_t *off, long lo, long hi,
-			   size_t pos)
-{
-	while (lo < hi) {
-		long mid = lo + (hi - lo) / 2;
-
-		if (off[mid] < pos)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /*
  * Copy to t, from its record j on at byte pb, the records of k from i on
  * (up to `whole`, all ending in a newline) that t's buffer repeats byte
@@ -727,7 +695,8 @@ static long copy_run(struct table *t, const unsigned char *buf,
 			  most < to - pb ? most : to - pb);
 	if (len < ko[i + 1] - ko[i])
 		return 0;
-	r = diff_first_start_from(ko, i + 1, whole + 1, ko[i] + len + 1) - 1 - i;
+	r = diff_first_start_from(ko, i + 1, whole + 1, ko[i] + len + 1) - 1;
+	r -= i;
 	if (diff_table_room(t, j + (size_t)r) < 0)
 		return -1;
 	for (x = 0; x < r; x++) {

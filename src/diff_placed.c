@@ -46,7 +46,7 @@ static int placed_init(struct placed *P)
 	for (i = 0; i < PLACED; i++)
 		P->t[i].next = i + 1 < PLACED ? i + 1 : -1;
 	P->free = 0;
-	P->head = P->tail = -1;
+	P->lru.head = P->lru.tail = NULL;
 	diff_placed_clear(P);
 	return 0;
 }
@@ -59,39 +59,9 @@ static unsigned place_bucket(struct odb_place at)
 	return (unsigned)(h >> 54) & (PLACE_BUCKETS - 1);
 }
 
-static void lru_unlink(struct placed *P, int i)
+static struct table *lru_table(struct util_lru_node *n)
 {
-	struct table *t = &P->t[i];
-
-	if (t->prev >= 0)
-		P->t[t->prev].next = t->next;
-	else
-		P->head = t->next;
-	if (t->next >= 0)
-		P->t[t->next].prev = t->prev;
-	else
-		P->tail = t->prev;
-}
-
-static void lru_push(struct placed *P, int i)
-{
-	struct table *t = &P->t[i];
-
-	t->prev = -1;
-	t->next = P->head;
-	if (P->head >= 0)
-		P->t[P->head].prev = i;
-	else
-		P->tail = i;
-	P->head = i;
-}
-
-static void lru_front(struct placed *P, int i)
-{
-	if (P->head == i)
-		return;
-	lru_unlink(P, i);
-	lru_push(P, i);
+	return util_container_of(n, struct table, lru);
 }
 
 /* Take table i out of its bucket (`keyed`: it is in one). */
@@ -118,7 +88,7 @@ static struct table *placed_find(struct ctx *c, struct odb_place at)
 
 		if (t->at.offset == at.offset && t->at.pack == at.pack &&
 		    t->used) {
-			lru_front(P, i);
+			util_lru_touch(&P->lru, &t->lru);
 			t->used = ++c->clock;
 			return t;
 		}
@@ -136,13 +106,16 @@ static struct table *placed_take(struct ctx *c, struct odb_place at)
 
 	if (i >= 0) {
 		P->free = P->t[i].next;
-		lru_push(P, i);
+		util_lru_push(&P->lru, &P->t[i].lru);
 	} else {
 		/* The oldest, whose arrays are reused. */
-		for (i = P->tail; P->t[i].pins; i = P->t[i].prev)
-			;
+		struct util_lru_node *n = P->lru.tail;
+
+		while (lru_table(n)->pins)
+			n = n->prev;
+		i = (int)(lru_table(n) - P->t);
 		bucket_unlink(P, i);
-		lru_front(P, i);
+		util_lru_touch(&P->lru, n);
 	}
 	t = &P->t[i];
 	t->at = at;
@@ -162,18 +135,19 @@ static struct table *placed_take(struct ctx *c, struct odb_place at)
  */
 static void placed_account(struct placed *P, struct table *t)
 {
-	int i, prev;
+	struct util_lru_node *n, *prev;
 
 	P->bytes += (t->cap - t->counted) * 2 * sizeof(uint32_t);
 	t->counted = t->cap;
-	for (i = P->tail; i >= 0 && P->bytes > PLACED_BYTES; i = prev) {
-		struct table *o = &P->t[i];
+	for (n = P->lru.tail; n && P->bytes > PLACED_BYTES; n = prev) {
+		struct table *o = lru_table(n);
+		int i = (int)(o - P->t);
 
-		prev = o->prev;
+		prev = n->prev;
 		if (o->pins || o == t)
 			continue;
 		bucket_unlink(P, i);
-		lru_unlink(P, i);
+		util_lru_unlink(&P->lru, n);
 		P->bytes -= o->counted * 2 * sizeof(uint32_t);
 		diff_table_free(o);
 		o->next = P->free;
@@ -232,7 +206,8 @@ static long line_at(const struct table *b, size_t pos, long *hint)
 			return h;
 		*hint = first_after(b->off, h + 1, n, pos) - 1;
 	} else {
-		*hint = diff_first_start_from(b->off, 0, h < n ? h : n, pos + 1) - 1;
+		*hint = diff_first_start_from(b->off, 0, h < n ? h : n,
+					      pos + 1) - 1;
 	}
 	return *hint;
 }
@@ -592,7 +567,8 @@ static int placed_table(struct ctx *c, struct odb *db, git_repository *git,
 		if (n > odb_pack_entries(db, s.at))
 			return odb_place_corrupt(db, s.at,
 						 "its deltas form a cycle");
-		if (!(stack = diff_reserve(&c->chain, (n + 1) * sizeof(*stack))))
+		stack = diff_reserve(&c->chain, (n + 1) * sizeof(*stack));
+		if (!stack)
 			return error_oom();
 		stack[n++] = s;
 		at = s.base;
