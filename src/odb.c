@@ -567,6 +567,127 @@ static int delta_result_size(size_t *size, const struct pack *p,
 	return 0;
 }
 
+/*
+ * Walk the instructions of the delta entry e (at `offset`), building
+ * nothing: false unless they make exactly the size its header declares
+ * from a base of the size it declares (*base_len).
+ */
+static int delta_walk(size_t *base_len, const struct pack *p,
+		      const struct entry *e, uint64_t offset)
+{
+	unsigned char *d;
+	const unsigned char *lit;
+	struct odb_delta it;
+	size_t off, n;
+	enum odb_op op = ODB_OP_BAD;
+	int rc;
+
+	if ((rc = odb_check_entry_size(p, offset, e->size)) < 0)
+		return rc;
+	if (!(d = malloc(e->size + 1)))
+		return error_oom();
+	if ((rc = odb_inflate_entry(d, p, e, offset)) == 0 &&
+	    odb_delta_start(&it, d, e->size)) {
+		while ((op = odb_delta_next(&it, &off, &n, &lit)) == ODB_OP_COPY ||
+		       op == ODB_OP_INSERT)
+			;
+		*base_len = it.base_len;
+	}
+	free(d);
+	if (rc == 0 && op != ODB_OP_END)
+		rc = odb_corrupt_why(p, offset, "bad delta");
+	return rc;
+}
+
+/*
+ * The size and type of the object at `at`, a delta whose result is too
+ * large to build: git would build it, and fail where its instructions do
+ * not make what the header says. So each delta down the chain must make
+ * exactly its size from a base of the size it declares, which the next
+ * one down must have; the first small enough to build is read (and so
+ * checked whole), and a whole entry or a loose object has the size of its
+ * header.
+ */
+static int huge_delta_size(size_t *size, git_object_t *type, struct odb *db,
+			   git_repository *git, struct odb_place at)
+{
+	const struct pack *p = &db->packs[at.pack];
+	size_t want = SIZE_MAX, hops, len, entries = 0;
+	struct odb_place prev = at;
+	struct entry e;
+	int rc;
+
+	*type = GIT_OBJECT_INVALID;
+	for (hops = 0; hops < db->npacks; hops++)
+		entries += db->packs[hops].n;
+	for (hops = 0;; hops++) {
+		struct obj *o;
+		git_oid bid;
+		uint64_t off;
+
+		if ((rc = odb_parse_entry(&e, p, at.offset)) < 0)
+			return rc;
+		if (e.type != T_OFS_DELTA && e.type != T_REF_DELTA) {
+			len = e.size;
+			*type = (git_object_t)e.type;
+			break;
+		}
+		/* A chain visits each entry once (as in chain_down()). */
+		if (hops > entries)
+			return odb_corrupt_why(p, at.offset, "its deltas form a "
+					       "cycle");
+		if ((rc = delta_result_size(&len, p, &e, at.offset)) < 0)
+			return rc;
+		if (len <= ODB_MAX_OBJECT) {
+			if ((rc = read_at(&o, db, git, at.pack, at.offset, 0)) < 0)
+				return rc;
+			len = o->pub.len;
+			*type = o->pub.type;
+			odb_obj_decref(o);
+			break;
+		}
+		if (want != SIZE_MAX && len != want)
+			break;
+		if (!hops)
+			*size = len;
+		prev = at;
+		if ((rc = delta_walk(&want, p, &e, at.offset)) < 0)
+			return rc;
+		if (e.type == T_OFS_DELTA) {
+			at.offset = e.base;
+			continue;
+		}
+		memcpy(bid.id, e.ref, 20);
+		if (odb_pack_find(p, &bid, &off)) {
+			if (off == at.offset)
+				return odb_corrupt_why(p, at.offset, "a delta "
+						       "against itself");
+			at.offset = off;
+			continue;
+		}
+		if (odb_locate(&at, db, &bid) == 0) {
+			p = &db->packs[at.pack];
+			continue;
+		}
+		/* In no pack: loose, its header read alone. */
+		rc = odb_read_loose(&o, &len, db, &bid, 0);
+		if (rc == GIT_ENOTFOUND)
+			return odb_corrupt_why(p, prev.offset, "its delta base is "
+					       "missing");
+		if (rc < 0)
+			return rc;
+		*type = o->pub.type;
+		odb_obj_decref(o);
+		break;
+	}
+	if (want != SIZE_MAX && len != want)
+		return odb_corrupt_why(&db->packs[prev.pack], prev.offset,
+				       "bad delta");
+	if (!hops)
+		*size = len;
+	return 0;
+}
+
 /* A blob's first bytes from an object read whole. */
 static void copy_prefix(unsigned char *buf, size_t cap, size_t *got,
 			size_t *size, const struct obj *o)
@@ -590,9 +711,19 @@ static int packed_prefix(unsigned char *buf, size_t cap, size_t *got,
 	if ((rc = odb_parse_entry(&e, p, at.offset)) < 0)
 		return rc;
 	if (e.type == T_OFS_DELTA || e.type == T_REF_DELTA) {
-		if ((rc = delta_result_size(size, p, &e, at.offset)) < 0 ||
-		    *size > ODB_MAX_OBJECT)
+		git_object_t type;
+
+		if ((rc = delta_result_size(size, p, &e, at.offset)) < 0)
 			return rc;
+		if (*size > ODB_MAX_OBJECT) {
+			if ((rc = huge_delta_size(size, &type, db, git, at)) < 0)
+				return rc;
+			if (type != GIT_OBJECT_BLOB)
+				return error_set("unable to read blob '%s': it "
+						 "is a %s", git_oid_tostr_s(oid),
+						 git_object_type2string(type));
+			return 0;
+		}
 		if ((rc = odb_read(&o, db, git, oid, GIT_OBJECT_BLOB)) < 0)
 			return rc;
 		copy_prefix(buf, cap, got, size, (const struct obj *)o);

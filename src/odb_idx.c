@@ -90,7 +90,13 @@ int odb_parse_index(struct pack *p, const char *idxpath)
 		if (p->idxsize < need || (p->idxsize - need) % 8)
 			goto bad;
 		p->n64 = (p->idxsize - need) / 8;
-		if (p->n64 > p->n)
+		/*
+		 * The first object lies at offset 12, so one entry at least
+		 * has a 32-bit offset: git and libgit2 refuse an index with
+		 * more 64-bit ones ("wrong index v2 file size"), which git
+		 * index-pack --index-version=2,0 writes.
+		 */
+		if (p->n64 > (p->n ? p->n - 1 : 0))
 			goto bad;
 	} else {
 		need = 1024 + (size_t)p->n * 24 + 40;
