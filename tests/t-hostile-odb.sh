@@ -301,7 +301,7 @@ for i in range(1, n + 1):
     cur = head + b'v%d\\n' % i
     at = p.ofs_delta(at, gp.delta(len(prev), len(cur), gp.copy(0, len(head)),
                                   gp.insert(b'v%d\\n' % i)),
-                     gp.oid('blob', cur))
+                     gp.oid('blob', cur), z=gp.zstore)
     if i in (100200, n):
         print(gp.oid('blob', cur).hex())
     prev = cur
