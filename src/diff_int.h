@@ -156,8 +156,7 @@ struct dict {
 	 * the high half: a probe that meets another line's slot moves on
 	 * without loading its entry. Most lines looked up are new ones, whose
 	 * probes all miss, so a lookup costs about one cache miss, not one
-	 * per probe and another for the text (on tmux the lookups went from
-	 * 6.9% of the run's samples to 5.7%).
+	 * per probe and another for the text.
 	 */
 	uint64_t *slot;
 	uint32_t mask;
@@ -173,8 +172,9 @@ struct dict {
 
 /*
  * Past this many numbers or bytes of text, the dictionary starts over at
- * the next call: a thread's share of memory stays around 25 MiB. (Twice
- * this much saved nothing on git's history and cost 50 MiB a thread.)
+ * the next call, so that a thread's share of memory stays bounded: a
+ * larger dictionary saves little and costs its size in every thread
+ * (docs/performance.md, "Memory").
  */
 #ifndef DICT_MAX_IDS            /* tests set tiny ones */
 #define DICT_MAX_IDS ((uint32_t)1 << 18)
@@ -210,8 +210,8 @@ struct table {
 #define TABLES 8
 
 /*
- * The tables of pack entries that a thread keeps, at most (8 MiB did as
- * well as 24 on tmux and git).
+ * The tables of pack entries that a thread keeps, at most (more keeps
+ * tables that are not met again).
  */
 #ifndef PLACED                  /* tests set tiny ones */
 #define PLACED 512
@@ -230,8 +230,8 @@ struct placed {
 /*
  * Where the blobs of the last diffs are stored: a version is the new side
  * of one diff and the old side of the next, and looking it up in the pack
- * index again cost a cache miss or more per step of the search (the diff
- * threads' searches were 1.9% of tmux's samples; this saves half of them).
+ * index again cost a cache miss or more per step of the search; most of
+ * those searches are saved.
  * Direct-mapped by a byte of the name.
  */
 #define LOCATED 64

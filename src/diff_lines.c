@@ -404,8 +404,8 @@ int diff_table_room(struct table *t, size_t n)
 		return 0;
 	/*
 	 * Doubling from 256: a table is filled from nothing whenever its
-	 * slot is taken for another blob, and tables grown by half from
-	 * UTIL_GROW's 8 went through realloc() three times as long.
+	 * slot is taken for another blob, and growing by half from
+	 * UTIL_GROW's 8 copied the starts and numbers over and over.
 	 */
 	while (need < n + 2 && need != SIZE_MAX)
 		need = util_mul(need, 2);

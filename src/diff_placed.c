@@ -11,7 +11,7 @@
  * Most versions of a file are stored as deltas: instructions that copy
  * byte ranges of a base object and insert new bytes. Building a blob's
  * bytes from them and then finding its lines (the way above) moves every
- * byte twice, and on tmux that was half of a diff thread's time. Here a
+ * byte twice, and that was most of a diff thread's time. Here a
  * table is made from the base's table and the instructions instead: the
  * lines that a copy holds whole are the base's lines, moved; only the
  * lines that an instruction cuts or inserts are put together and looked
@@ -215,8 +215,8 @@ static long line_at(const struct table *b, size_t pos, long *hint)
 /*
  * Copy to t the run of b's whole lines (those ending in a newline) from
  * line i on that end by `end`, their starts moved by `shift`. A scan, not
- * a search for the run's end: its lines are read to be copied anyway (the
- * searches of line starts went from 3.5% of tmux's samples to 2.5%).
+ * a search for the run's end: its lines are read to be copied anyway, and
+ * a search reads more of them.
  * Returns the first line not copied, or -1 (out of memory).
  */
 static long copy_whole_lines(struct table *t, const struct table *b, long i,

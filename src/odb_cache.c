@@ -67,8 +67,9 @@ static void filter_add(struct odb *db, const struct obj *o, int d)
 /* The least recently used object in the cache, or NULL. */
 struct obj *odb_cache_oldest(const struct odb *db)
 {
-	return db->lru.tail ? util_container_of(db->lru.tail, struct obj, lru)
-			    : NULL;
+	if (!db->lru.tail)
+		return NULL;
+	return util_container_of(db->lru.tail, struct obj, lru);
 }
 
 /* Under the lock: the cached object at (pack, offset), with a new ref. */

@@ -340,8 +340,8 @@ const unsigned char *odb_name_at(const struct pack *p, uint32_t pos)
  * Object ids are uniformly spread, so the search guesses where in its range
  * the id should be from the 8 bytes after the first (which the fanout has
  * fixed), as git's sha1_entry_pos once did: four or five probes instead
- * of a dozen halvings, and each probe of a large index is a cache miss (on
- * a repository of a million objects they took a sixth of the walk). When a
+ * of a dozen halvings, and each probe of a large index is a cache miss
+ * (on a big repository the searches are a good part of the walk). When a
  * guess leaves more than half the range, the next probe halves it, so the
  * worst case stays logarithmic.
  */

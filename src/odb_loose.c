@@ -137,7 +137,7 @@ static int loose_parse(struct obj **out, size_t *size, const unsigned char *z,
 	memcpy(o->buf, head + hlen, k < want ? k : want);
 	why = "shorter than its header says";
 	if (k < want && (end || !odb_zin_read(&zi, o->buf + k, want - k, &got,
-					  &end) || got < want - k))
+					      &end) || got < want - k))
 		goto bad;
 	why = "longer than its header says, or followed by garbage";
 	if (want == *size && (end ? zi.zs.avail_in != 0 : !zin_ends(&zi)))

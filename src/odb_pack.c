@@ -81,7 +81,7 @@ int odb_parse_entry(struct entry *e, const struct pack *p,
 	e->data = at;
 	if (e->size / DEFLATE_RATIO > end - at)
 		return odb_corrupt_why(p, offset, "its size is more than its "
-				   "compressed bytes can hold");
+				       "compressed bytes can hold");
 	return 0;
 }
 
@@ -135,9 +135,9 @@ int odb_inflate_entry(unsigned char *out, const struct pack *p,
 					  e->size, &in_used, &out_len);
 	if (r != LIBDEFLATE_SUCCESS || out_len != e->size)
 		return odb_corrupt_why(p, offset, r == LIBDEFLATE_SUCCESS ?
-				   "shorter than its size" :
-				   r == LIBDEFLATE_INSUFFICIENT_SPACE ?
-				   "longer than its size" : "bad zlib data");
+				       "shorter than its size" :
+				       r == LIBDEFLATE_INSUFFICIENT_SPACE ?
+				       "longer than its size" : "bad zlib data");
 	return 0;
 }
 
