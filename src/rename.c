@@ -7,6 +7,7 @@
 #include "strata/rename.h"
 #include "strata/error.h"
 #include "strata/odb.h"
+#include "strata/util.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -57,7 +58,7 @@ struct blob_info {
 	size_t nspans;
 	uint64_t hashed;          /* bytes in chunks (sum of counts) */
 	struct blob_info *chain;  /* next in the same bucket */
-	struct blob_info *newer, *older;
+	struct util_lru_node lru;
 };
 
 struct rename_detector {
@@ -67,7 +68,7 @@ struct rename_detector {
 
 	struct blob_info **buckets;
 	size_t nbuckets, count;
-	struct blob_info *newest, *oldest;
+	struct util_lru lru;       /* most recently used first */
 	size_t bytes, limit;
 
 	int basename_score;
@@ -178,28 +179,12 @@ static size_t info_bytes(const struct blob_info *e)
 	return sizeof(*e) + e->nspans * sizeof(struct span);
 }
 
-static void lru_unlink(struct rename_detector *rd, struct blob_info *e)
+/* The least recently used entry, or NULL. */
+static struct blob_info *cache_oldest(const struct rename_detector *rd)
 {
-	if (e->newer)
-		e->newer->older = e->older;
-	else
-		rd->newest = e->older;
-	if (e->older)
-		e->older->newer = e->newer;
-	else
-		rd->oldest = e->newer;
-	e->newer = e->older = NULL;
-}
-
-static void lru_push(struct rename_detector *rd, struct blob_info *e)
-{
-	e->older = rd->newest;
-	e->newer = NULL;
-	if (rd->newest)
-		rd->newest->newer = e;
-	rd->newest = e;
-	if (!rd->oldest)
-		rd->oldest = e;
+	if (!rd->lru.tail)
+		return NULL;
+	return util_container_of(rd->lru.tail, struct blob_info, lru);
 }
 
 static void cache_drop(struct rename_detector *rd, struct blob_info *e)
@@ -210,7 +195,7 @@ static void cache_drop(struct rename_detector *rd, struct blob_info *e)
 	while (*p != e)
 		p = &(*p)->chain;
 	*p = e->chain;
-	lru_unlink(rd, e);
+	util_lru_unlink(&rd->lru, &e->lru);
 	rd->bytes -= info_bytes(e);
 	rd->count--;
 	free(e->spans);
@@ -223,8 +208,8 @@ static void cache_drop(struct rename_detector *rd, struct blob_info *e)
  */
 static void cache_trim(struct rename_detector *rd)
 {
-	while (rd->bytes > rd->limit && rd->oldest)
-		cache_drop(rd, rd->oldest);
+	while (rd->bytes > rd->limit && cache_oldest(rd))
+		cache_drop(rd, cache_oldest(rd));
 }
 
 static int cache_grow(struct rename_detector *rd)
@@ -277,10 +262,10 @@ static int cache_get(struct blob_info **out, struct rename_detector *rd,
 		rd->buckets[k] = e;
 		rd->count++;
 		rd->bytes += info_bytes(e);
+		util_lru_push(&rd->lru, &e->lru);
 	} else {
-		lru_unlink(rd, e);
+		util_lru_touch(&rd->lru, &e->lru);
 	}
-	lru_push(rd, e);
 	*out = e;
 	return 0;
 }
@@ -568,8 +553,8 @@ void rename_detector_clear(struct rename_detector *rd)
 {
 	if (!rd)
 		return;
-	while (rd->oldest)
-		cache_drop(rd, rd->oldest);
+	while (cache_oldest(rd))
+		cache_drop(rd, cache_oldest(rd));
 }
 
 void rename_detector_use_odb(struct rename_detector *rd, struct odb *db)

@@ -56,6 +56,14 @@ def varint(n):
             return bytes(out)
 
 
+def zstore(data):
+    """A zlib stream that stores data as it is, in one block (below
+    64 KiB): valid for git, and much faster to write than to deflate."""
+    n = len(data)
+    return (b"\x78\x01\x01" + struct.pack("<HH", n, n ^ 0xFFFF) + data
+            + struct.pack(">I", zlib.adler32(data)))
+
+
 def copy(off, n):
     """A delta's copy instruction (n = 0x10000 is written as no size)."""
     op, args = 0x80, bytearray()
@@ -107,13 +115,14 @@ class Pack:
         return self.raw(oid(kind, data) if name is None else name,
                         header(kind, size) + z)
 
-    def ofs_delta(self, base_at, d, name, at=None, size=None):
+    def ofs_delta(self, base_at, d, name, at=None, size=None, z=None):
         """A delta d against the entry at base_at (at: this entry's
-        offset, for a delta that names itself or one after it)."""
+        offset, for a delta that names itself or one after it; z: a
+        function that makes its zlib bytes, zlib.compress by default)."""
         at = len(self.body) if at is None else at
         size = len(d) if size is None else size
         return self.raw(name, header("ofs", size) + ofs(at - base_at)
-                        + zlib.compress(d))
+                        + (z or zlib.compress)(d))
 
     def ref_delta(self, base_name, d, name, size=None):
         size = len(d) if size is None else size
@@ -132,7 +141,11 @@ class Pack:
         fanout: 256 counts to write instead of the true ones)."""
         objs = sorted(self.objects)
         if fanout is None:
-            fanout = [sum(1 for n, _ in objs if n[0] <= b) for b in range(256)]
+            fanout, count = [], [0] * 256
+            for n, _ in objs:
+                count[n[0]] += 1
+            for b in range(256):
+                fanout.append((fanout[-1] if b else 0) + count[b])
         out = bytearray()
         if version == 2:
             out += b"\377tOc" + struct.pack(">I", 2)

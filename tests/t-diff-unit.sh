@@ -8,11 +8,14 @@
 # libgit2 builds diff.c with DIFF_SPACE_LIKE_LIBGIT2 and must match exactly:
 # synthetic cases (sliders, repeats, blank lines, CRLF, no final newline,
 # empty sides, -w, big repetitive and 20k+ line texts), every modified blob
-# pair of this repository and a fixed sample of the tmux and git mirrors
-# (their last 4000 commits) when they are there. The build as shipped is then checked against
-# `git diff -U0` on texts full of \v and \f.
+# pair of this repository and a fixed sample of a real repository's history
+# (its last 4000 commits) when STRATA_REAL_REPO names one. The build as
+# shipped is then checked against `git diff -U0` on texts full of \v and \f.
 #
-# DIFF_PAIRS=N sets the size of each mirror's sample (default 1000).
+# STRATA_REAL_REPO=DIR: a real repository (a work tree or a git directory,
+# tmux's or git's say) for the checks on a long history; without it they
+# are skipped (`skip: ...` in the log), the others run.
+# DIFF_PAIRS=N sets the size of its sample (default 1000).
 set -eu
 
 # shellcheck source=tests/unit-lib.sh
@@ -53,14 +56,20 @@ if [ -n "$gitdir" ]; then
 	"$tmp/vs_libgit2" pairs "$gitdir" <"$tmp/own.pairs" ||
 		fail "this repository's history differs from libgit2"
 fi
+# The real repository, if any: its git directory in $real.
+real=
+if [ -z "${STRATA_REAL_REPO:-}" ]; then
+	echo "skip: the checks on a real history: STRATA_REAL_REPO is not set"
+elif ! real=$(git -C "$STRATA_REAL_REPO" rev-parse --absolute-git-dir \
+	2>/dev/null); then
+	fail "STRATA_REAL_REPO=$STRATA_REAL_REPO is not a git repository"
+fi
 n=${DIFF_PAIRS:-1000}
-for m in tmux+tmux git+git; do
-	repo=/work/.mirror/$m/repo
-	[ -d "$repo" ] || continue
-	pairs "$repo" 4000 | sample "$n" >"$tmp/$m.pairs"
-	"$tmp/vs_libgit2" pairs "$repo" <"$tmp/$m.pairs" ||
-		fail "$m's history differs from libgit2"
-done
+if [ -n "$real" ]; then
+	pairs "$real" 4000 | sample "$n" >"$tmp/real.pairs"
+	"$tmp/vs_libgit2" pairs "$real" <"$tmp/real.pairs" ||
+		fail "$STRATA_REAL_REPO's history differs from libgit2"
+fi
 
 # Whole chains: the modified pairs of each file one after another (newest
 # first), so that every blob comes back in the next diff and strata's side
@@ -78,11 +87,10 @@ if [ -n "$gitdir" ]; then
 	"$tmp/vs_libgit2" pairs "$gitdir" <"$tmp/own.chains" ||
 		fail "this repository's file histories differ from libgit2"
 fi
-repo=/work/.mirror/tmux+tmux/repo
-if [ -d "$repo" ]; then
-	chains "$repo" 4000 "${DIFF_PAIRS:-1000}" >"$tmp/tmux.chains"
-	"$tmp/vs_libgit2" pairs "$repo" <"$tmp/tmux.chains" ||
-		fail "tmux's file histories differ from libgit2"
+if [ -n "$real" ]; then
+	chains "$real" 4000 "$n" >"$tmp/real.chains"
+	"$tmp/vs_libgit2" pairs "$real" <"$tmp/real.chains" ||
+		fail "$STRATA_REAL_REPO's file histories differ from libgit2"
 fi
 # A dictionary that starts over every few calls: kept tables go stale and
 # must not be used.
@@ -99,8 +107,8 @@ fi
 # copied in 64 KiB pieces, empty versions, a last line cut short, a
 # last line without a newline that the next delta goes on with), loose,
 # then packed with offset and with name deltas, with room for few tables
-# and with a dictionary that starts over all the time; then the tmux
-# mirror's file histories.
+# and with a dictionary that starts over all the time; then the real
+# repository's file histories.
 build "$tmp/stored" -DDICT_MAX_IDS=50000 -DDICT_MAX_TEXT=1048576
 build "$tmp/stored_tiny" -DPLACED=4 -DPLACED_BYTES=4096 -DDICT_MAX_IDS=500 \
 	-DDICT_MAX_TEXT=8192
@@ -164,10 +172,9 @@ stored_check "offset deltas" "$d"
 git -C "$d" -c repack.useDeltaBaseOffset=false repack -q -a -d -f \
 	--depth=50 --window=50
 stored_check "name deltas" "$d"
-repo=/work/.mirror/tmux+tmux/repo
-if [ -d "$repo" ]; then
-	chains "$repo" "" "${DIFF_PAIRS:-1000}" >"$tmp/deltas.pairs"
-	stored_check "tmux" "$repo"
+if [ -n "$real" ]; then
+	chains "$real" "" "$n" >"$tmp/deltas.pairs"
+	stored_check "$STRATA_REAL_REPO" "$real"
 fi
 
 # The build as shipped against git on \v and \f.

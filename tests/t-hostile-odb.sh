@@ -10,11 +10,14 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 export PYTHONPATH=$HERE
 
 # A repository whose HEAD has one file f, blob $1 (hex), which is in no
-# store: the case writes it.
+# store: the case writes it. With a second argument, a text file g too.
 repo_with() {
 	repo_new r
-	local tree c
-	tree=$(printf '100644 blob %s\tf\n' "$1" | git mktree --missing)
+	local tree c entries
+	entries=$(printf '100644 blob %s\tf' "$1")
+	[ $# -lt 2 ] || entries="$entries$(printf '\n100644 blob %s\tg' \
+		"$(echo text | git hash-object -w --stdin)")"
+	tree=$(printf '%s\n' "$entries" | git mktree --missing)
 	c=$(git commit-tree -m one "$tree" </dev/null)
 	git update-ref refs/heads/main "$c"
 	git symbolic-ref HEAD refs/heads/main
@@ -26,14 +29,27 @@ py() {
 $1"
 }
 
-# hostile PATTERN [git]: strata's one line; with `git`, git cat-file
-# fails on it too (where it does not, git prints what the header lets it).
+# hostile PATTERN [git|index-pack]: strata's one line; with `git`, git
+# cat-file fails on it too, within the same bounds (where it does not, git
+# prints what the header lets it); with `index-pack`, git index-pack
+# refuses the pack (git cat-file does not fail on a cycle of name deltas:
+# it grows until the machine stops it, gigabytes a minute).
 hostile() {
-	local pat=$1
+	local pat=$1 p
 	expect 1 "$pat" bounded "$STRATA" blame .
-	if [ "${2:-}" = git ] && git cat-file -p HEAD:f >/dev/null 2>&1; then
-		echo "git reads what strata refuses"; return 1
-	fi
+	case ${2:-} in
+	git)
+		if bounded git cat-file -p HEAD:f >/dev/null 2>&1; then
+			echo "git reads what strata refuses"; return 1
+		fi ;;
+	index-pack)
+		for p in .git/objects/pack/*.pack; do
+			if git index-pack -o "$WORK/check.idx" "$p" \
+				>/dev/null 2>&1; then
+				echo "git index-pack takes $p"; return 1
+			fi
+		done ;;
+	esac
 }
 
 BLOB=$(printf 'hello\n' | git hash-object --stdin)
@@ -61,7 +77,7 @@ p = gp.Pack()
 p.ref_delta(b, gp.delta(6, 6, gp.copy(0, 6)), a)
 p.ref_delta(a, gp.delta(6, 6, gp.copy(0, 6)), b)
 p.write('.git/objects')"
-	hostile "unable to read .*'$BLOB'.*its deltas form a cycle" git
+	hostile "unable to read .*'$BLOB'.*its deltas form a cycle" index-pack
 }
 
 case_ref_self() {
@@ -71,7 +87,7 @@ a = bytes.fromhex('$BLOB')
 p = gp.Pack()
 p.ref_delta(a, gp.delta(6, 6, gp.copy(0, 6)), a)
 p.write('.git/objects')"
-	hostile "unable to read .*'$BLOB'.*a delta against itself" git
+	hostile "unable to read .*'$BLOB'.*a delta against itself" index-pack
 }
 
 case_copy_past_base() {
@@ -92,6 +108,95 @@ p = gp.Pack()
 p.whole('blob', b'hello\n', size=1 << 62)
 p.write('.git/objects')"
 	hostile ".*'$BLOB'.*(bad entry|its size is more than its compressed bytes can hold)"
+}
+
+# A delta whose header declares a result too large to build (2^62 bytes,
+# 16 GiB) that its instructions do not make: git fails to apply it, and
+# strata, which counts a blob that large as binary without building it,
+# must not take it for one. A text file beside it keeps the tree blamable.
+case_huge_delta_lies() {
+	local size
+	for size in '1 << 62' '16 << 30'; do
+		repo_with "$BLOB" g
+		py "
+a = bytes.fromhex('$BLOB')
+p = gp.Pack()
+base = p.whole('blob', b'hel')
+p.ofs_delta(base, gp.delta(3, $size, gp.copy(0, 3), gp.insert(b'lo\n')), a)
+p.write('.git/objects')"
+		hostile ".*'$BLOB'.*bad delta" git
+		cd ..
+		rm -rf r
+	done
+}
+
+# The same size made for real: 513 MiB copied from a base of 64 KiB. A
+# blob that large is binary, not an error (and git's size is the
+# header's); but one copy more than its header says is a bad delta.
+case_huge_delta_valid() {
+	local name
+	name=$(py "
+import hashlib
+n = 513 << 20
+base = b'x' * 65536
+h = hashlib.sha1(b'blob %d\0' % n)
+for _ in range(n // 65536):
+    h.update(base)
+name = h.digest()
+ops = [gp.copy(0, 65536)] * (n // 65536)
+p = gp.Pack()
+b = p.whole('blob', base)
+p.ofs_delta(b, gp.delta(65536, n, *ops), name)
+os.makedirs('objs', exist_ok=True)
+p.write('objs')
+print(name.hex())")
+	repo_with "$name" g
+	mkdir -p .git/objects/pack
+	mv ../objs/pack/* .git/objects/pack/
+	[ "$(git cat-file -s HEAD:f)" = $((513 << 20)) ] ||
+		{ echo "git's size differs"; return 1; }
+	bounded "$STRATA" blame . >out
+	[ "$(cut -f4 out)" = g ] || { cat out; return 1; }
+	cd ..
+	rm -rf r
+	py "
+n = 513 << 20
+p = gp.Pack()
+b = p.whole('blob', b'x' * 65536)
+p.ofs_delta(b, gp.delta(65536, n, *[gp.copy(0, 65536)] * (n // 65536 + 1)),
+            bytes.fromhex('$name'))
+p.write('objs2')"
+	repo_with "$name" g
+	mkdir -p .git/objects/pack
+	mv ../objs2/pack/* .git/objects/pack/
+	hostile ".*'$name'.*bad delta"
+}
+
+# An index whose every offset goes through the 64-bit table (git
+# index-pack --index-version=2,0 writes one): git refuses it ("wrong index
+# v2 file size": the first object lies at offset 12, so no index needs
+# more than one entry fewer), and so does libgit2, which strata's report
+# reads the mailmap with: strata refuses it at once, with one line, for
+# every command. All but the first 64-bit (2,12) is read as git reads it.
+case_index_all_64() {
+	repo_new r
+	commit_file f one a b
+	commit_file g two c
+	commit_file f three a b d
+	git repack -adq
+	local p
+	p=$(ls .git/objects/pack/*.pack)
+	rm -f "${p%.pack}.idx"
+	git index-pack --index-version=2,0 "$p" >/dev/null
+	! git cat-file -t HEAD >/dev/null 2>&1 ||
+		{ echo "git reads the index"; return 1; }
+	expect 1 "corrupt pack index '.*\.idx': its size does not fit its object count" \
+		bounded "$STRATA" blame .
+	expect 1 "corrupt pack index '.*\.idx': its size does not fit its object count" \
+		bounded "$STRATA" report . --out o --quiet
+	rm -f "${p%.pack}.idx"
+	git index-pack --index-version=2,12 "$p" >/dev/null
+	parity . HEAD
 }
 
 case_zlib_bomb() {
@@ -150,12 +255,13 @@ case_offset64_outside() {
 	py "
 p = gp.Pack()
 p.whole('blob', b'hello\n')
-idx = bytearray(p.index(large_from=0))
+second = p.whole('blob', b'another\n')
+idx = bytearray(p.index(large_from=second))
 idx[-48:-40] = (1 << 40).to_bytes(8, 'big')
 os.makedirs('.git/objects/pack', exist_ok=True)
 open('.git/objects/pack/pack-x.pack', 'wb').write(p.pack())
 open('.git/objects/pack/pack-x.idx', 'wb').write(bytes(idx))"
-	hostile "corrupt pack index for '.*pack-x.pack': object 0 is outside the pack"
+	hostile "corrupt pack index for '.*pack-x.pack': object [01] is outside the pack"
 }
 
 case_fifo_pack() {
@@ -195,7 +301,7 @@ for i in range(1, n + 1):
     cur = head + b'v%d\\n' % i
     at = p.ofs_delta(at, gp.delta(len(prev), len(cur), gp.copy(0, len(head)),
                                   gp.insert(b'v%d\\n' % i)),
-                     gp.oid('blob', cur))
+                     gp.oid('blob', cur), z=gp.zstore)
     if i in (100200, n):
         print(gp.oid('blob', cur).hex())
     prev = cur
@@ -229,6 +335,9 @@ run_case ref_cycle case_ref_cycle
 run_case ref_self case_ref_self
 run_case copy_past_base case_copy_past_base
 run_case size_lies case_size_lies
+run_case huge_delta_lies case_huge_delta_lies
+run_case huge_delta_valid case_huge_delta_valid
+run_case index_all_64 case_index_all_64
 run_case zlib_bomb case_zlib_bomb
 run_case bad_zlib case_bad_zlib
 run_case bad_type case_bad_type

@@ -82,7 +82,7 @@ struct odb_object {
  * Open the packs of the repository `git` (and of its alternates) for
  * reading, with a cache of at most `cache_bytes` (0: the default, 16 MiB;
  * more buys few hits and costs about three times its size in peak memory:
- * on git's history, 32 MiB built 4% fewer objects for 60 MiB more).
+ * docs/performance.md, "Memory").
  * *out is the caller's, freed with odb_free() after every object read
  * from it.
  */

@@ -74,8 +74,8 @@ void rename_detector_free(struct rename_detector *rd);
 /*
  * Read the blobs' bytes through `db` (borrowed; must outlive the detector
  * and be of the same repository) rather than libgit2: strata's reader is
- * the faster one (on tmux, the libgit2 reads were a tenth of the walk's
- * time). Its errors say "unable to read blob '...': ..." as the others do.
+ * the faster one (docs/performance.md, "Measured choices"). Its errors
+ * say "unable to read blob '...': ..." as the others do.
  */
 struct odb;
 void rename_detector_use_odb(struct rename_detector *rd, struct odb *db);

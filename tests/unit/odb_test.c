@@ -19,6 +19,12 @@
  * With ODB_TEST_SHRINK set, the cache's bound then drops to one byte: a
  * second pass must find nothing in the cache and read the same content;
  * the bound goes back, and a third pass reads the same again.
+ *
+ * Built with -DODB_TEST_LOCK_WATCH and the linker's --wrap for free,
+ * pthread_mutex_lock and pthread_mutex_unlock, it counts the free() calls
+ * that the reader makes while it holds a lock of its own (the cache's
+ * lock is held for a few pointer moves and taken by every read: freeing
+ * under it makes the other threads wait), and fails if there are any.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -28,6 +34,45 @@
 
 #include "strata/error.h"
 #include "strata/odb.h"
+
+#ifdef ODB_TEST_LOCK_WATCH
+#include <sched.h>
+#include <stdatomic.h>
+
+void __real_free(void *p);
+int __real_pthread_mutex_lock(pthread_mutex_t *m);
+int __real_pthread_mutex_unlock(pthread_mutex_t *m);
+
+static _Thread_local int locks_held;
+static atomic_size_t frees_locked;
+
+void __wrap_free(void *p)
+{
+	if (p && locks_held)
+		atomic_fetch_add(&frees_locked, 1);
+	__real_free(p);
+}
+
+int __wrap_pthread_mutex_lock(pthread_mutex_t *m)
+{
+	int rc;
+
+	/* Let the other threads run first: they then build the same
+	 * objects as this one at once, and offer them to the cache too. */
+	sched_yield();
+	rc = __real_pthread_mutex_lock(m);
+
+	if (!rc)
+		locks_held++;
+	return rc;
+}
+
+int __wrap_pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	locks_held--;
+	return __real_pthread_mutex_unlock(m);
+}
+#endif
 
 struct shared {
 	const char *path;
@@ -253,6 +298,13 @@ int main(int argc, char **argv)
 	odb_stats(&st, s.db);
 	fprintf(stderr, "packs %zu reads %zu hits %zu built %zu fallback %zu\n",
 		st.packs, st.reads, st.hits, st.built, st.fallback);
+#ifdef ODB_TEST_LOCK_WATCH
+	if (atomic_load(&frees_locked)) {
+		fprintf(stderr, "odb_test: %zu frees under a lock\n",
+			atomic_load(&frees_locked));
+		goto done;
+	}
+#endif
 	rc = 0;
 done:
 	for (i = 0; i < s.n; i++)

@@ -1,0 +1,170 @@
+/*
+ * odb_cache: the objects the reader has built, and the cache of them that
+ * all threads share: a hash of (pack, offset), a filter read without the
+ * lock, an LRU list, bounded in bytes.
+ */
+#include "odb_int.h"
+
+/* ---- objects and the cache -------------------------------------------- */
+
+struct obj *odb_obj_new(size_t len, git_object_t type)
+{
+	struct obj *o;
+
+	if (len > SIZE_MAX - sizeof(*o) - 1)
+		return NULL;
+	o = malloc(sizeof(*o) + len + 1);
+	if (!o)
+		return NULL;
+	memset(o, 0, sizeof(*o));
+	atomic_init(&o->refs, 1);
+	o->pub.data = o->buf;
+	o->pub.len = len;
+	o->pub.type = type;
+	o->buf[len] = 0;
+	return o;
+}
+
+void odb_obj_decref(struct obj *o)
+{
+	if (o && atomic_fetch_sub(&o->refs, 1) == 1) {
+		git_odb_object_free(o->held);
+		free(o);
+	}
+}
+
+void odb_object_free(struct odb_object *obj)
+{
+	odb_obj_decref((struct obj *)obj);
+}
+
+static uint64_t key_hash(uint32_t pack, uint64_t offset)
+{
+	return (offset ^ (uint64_t)pack << 40) * 0x9e3779b97f4a7c15ull;
+}
+
+static size_t bucket_of(uint32_t pack, uint64_t offset)
+{
+	return (size_t)(key_hash(pack, offset) >> 48) & (BUCKETS - 1);
+}
+
+static atomic_uchar *filter_of(struct odb *db, uint32_t pack, uint64_t offset)
+{
+	return &db->filter[(key_hash(pack, offset) >> 40) & (FILTER - 1)];
+}
+
+/* Under the lock: one more (d = 1) or one fewer (d = -1) object there. */
+static void filter_add(struct odb *db, const struct obj *o, int d)
+{
+	atomic_uchar *f = filter_of(db, o->pack, o->offset);
+	unsigned char v = atomic_load_explicit(f, memory_order_relaxed);
+
+	if (v != 255)
+		atomic_store_explicit(f, (unsigned char)(v + d),
+				      memory_order_relaxed);
+}
+
+/* The least recently used object in the cache, or NULL. */
+struct obj *odb_cache_oldest(const struct odb *db)
+{
+	if (!db->lru.tail)
+		return NULL;
+	return util_container_of(db->lru.tail, struct obj, lru);
+}
+
+/* Under the lock: the cached object at (pack, offset), with a new ref. */
+static struct obj *cache_find(struct odb *db, uint32_t pack, uint64_t offset)
+{
+	struct obj *o = db->bucket[bucket_of(pack, offset)];
+
+	for (; o; o = o->hnext) {
+		if (o->pack == pack && o->offset == offset) {
+			util_lru_touch(&db->lru, &o->lru);
+			atomic_fetch_add(&o->refs, 1);
+			return o;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Take o out of the cache, onto *gone: the caller drops the cache's ref
+ * once the lock is released, so that no free() runs under it.
+ */
+void odb_cache_evict(struct odb *db, struct obj *o, struct obj **gone)
+{
+	struct obj **pp = &db->bucket[bucket_of(o->pack, o->offset)];
+
+	while (*pp != o)
+		pp = &(*pp)->hnext;
+	*pp = o->hnext;
+	util_lru_unlink(&db->lru, &o->lru);
+	filter_add(db, o, -1);
+	db->bytes -= o->pub.len;
+	o->cached = false;
+	o->hnext = *gone;
+	*gone = o;
+}
+
+/* Drop the cache's references to what odb_cache_evict() set aside. */
+void odb_evicted_release(struct obj *gone)
+{
+	while (gone) {
+		struct obj *next = gone->hnext;
+
+		odb_obj_decref(gone);
+		gone = next;
+	}
+}
+
+struct obj *odb_cache_get(struct odb *db, uint32_t pack, uint64_t offset)
+{
+	struct obj *o;
+
+	if (!atomic_load_explicit(filter_of(db, pack, offset),
+				  memory_order_relaxed))
+		return NULL;
+	pthread_mutex_lock(&db->lock);
+	o = cache_find(db, pack, offset);
+	pthread_mutex_unlock(&db->lock);
+	return o;
+}
+
+/*
+ * Offer *o, built from (pack, offset), to the cache. Should another
+ * thread have put the same object there meanwhile, *o becomes that one.
+ */
+void odb_cache_put(struct odb *db, struct obj **o, uint32_t pack,
+		   uint64_t offset)
+{
+	struct obj *have, *gone = NULL, *dup = NULL;
+
+	if ((*o)->pub.len > atomic_load(&db->limit) / 4)
+		return;
+	pthread_mutex_lock(&db->lock);
+	have = cache_find(db, pack, offset);
+	if (have) {
+		/* Ours is dropped once the lock is released, as evicted
+		 * objects are: no free() runs under it. */
+		dup = *o;
+		*o = have;
+	} else {
+		size_t b = bucket_of(pack, offset);
+
+		(*o)->pack = pack;
+		(*o)->offset = offset;
+		(*o)->cached = true;
+		(*o)->hnext = db->bucket[b];
+		db->bucket[b] = *o;
+		filter_add(db, *o, 1);
+		util_lru_push(&db->lru, &(*o)->lru);
+		atomic_fetch_add(&(*o)->refs, 1);
+		db->bytes += (*o)->pub.len;
+		while (db->bytes > atomic_load(&db->limit) &&
+		       odb_cache_oldest(db) != *o)
+			odb_cache_evict(db, odb_cache_oldest(db), &gone);
+	}
+	pthread_mutex_unlock(&db->lock);
+	odb_obj_decref(dup);
+	odb_evicted_release(gone);
+}
