@@ -52,7 +52,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CORE_LIBS  = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null)
 PUB_LIBS   = $(shell pkg-config --libs $(PUB_PKGS) 2>/dev/null)
 
-PUB_SRC  = src/chart.c src/site.c src/template.cc
+PUB_SRC  = $(sort $(wildcard src/chart*.c src/site*.c)) src/template.cc
 C_SRC    = $(filter-out $(PUB_SRC),$(sort $(wildcard src/*.c)))
 CORE_OBJ = $(C_SRC:src/%.c=$(BUILD)/%.o)
 PUB_OBJ  = $(patsubst src/%.cc,$(BUILD)/%.o,$(PUB_SRC:src/%.c=$(BUILD)/%.o))
