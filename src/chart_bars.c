@@ -12,6 +12,7 @@
 
 #include "strata/error.h"
 #include "strata/names.h"
+#include "strata/util.h"
 
 struct dist {
 	const char *title, *subtitle;
@@ -28,15 +29,15 @@ static double dist_share(const struct dist *d, size_t i)
 static int dist_values_fit(struct chart *c, const struct dist *d,
 			   const struct bars *b, int *fit)
 {
-	char buf[64];
 	size_t i;
 	double w;
 	int rc;
 
 	*fit = b->slot >= 24;
 	for (i = 0; *fit && i < b->n; i++) {
-		chart_fmt_share(buf, sizeof(buf), dist_share(d, i));
-		if ((rc = chart_text_width(c, F_VALUE, 0, buf, &w)))
+		struct util_num v = util_share(d->counts[i], d->total);
+
+		if ((rc = chart_text_width(c, F_VALUE, 0, v.s, &w)))
 			return rc;
 		*fit = w + 2 <= b->slot;
 	}
@@ -94,7 +95,7 @@ static int dist_bars(struct chart *c, const struct dist *d,
 		     const struct chart_groups *g, const struct bars *b,
 		     double pb, double ph, double ymax, int values)
 {
-	char buf[64];
+	struct util_num share;
 	size_t i;
 	int rc;
 
@@ -109,10 +110,10 @@ static int dist_bars(struct chart *c, const struct dist *d,
 				chart_release_rgb(c->t, c->th, g->first[i]));
 		if (!values || !d->counts[i])
 			continue;
-		chart_fmt_share(buf, sizeof(buf), v);
-		if ((rc = chart_text_put(c, F_VALUE, 0, buf, 0, (x0 + x1) / 2,
-					 y0 - 2, 0.5, 1, c->th->muted, NULL,
-					 NULL)))
+		share = util_share(d->counts[i], d->total);
+		if ((rc = chart_text_put(c, F_VALUE, 0, share.s, 0,
+					 (x0 + x1) / 2, y0 - 2, 0.5, 1,
+					 c->th->muted, NULL, NULL)))
 			return rc;
 	}
 	return 0;
@@ -223,7 +224,7 @@ static int chart_dir(struct charts *x, size_t i)
 {
 	const struct tally_dir *d = &x->t->dirs[i];
 	char *name = NULL, *title = NULL, *sub = NULL;
-	char count[32];
+	struct util_num count = util_count(d->lines);
 	struct dist dist;
 	size_t len;
 	int rc;
@@ -238,7 +239,6 @@ static int chart_dir(struct charts *x, size_t i)
 		rc = error_oom();
 		goto done;
 	}
-	chart_fmt_count(count, sizeof(count), d->lines);
 	if (!strcmp(d->path, "."))
 		snprintf(title, len, "Files in the root directory by release");
 	else
@@ -246,8 +246,8 @@ static int chart_dir(struct charts *x, size_t i)
 	snprintf(sub, len,
 		 "Share of the %s %s in %s at %s by the release that "
 		 "wrote them",
-		 count, d->lines == 1 ? "line" : "lines", dir_display(d->path),
-		 chart_rev_of(x->info));
+		 count.s, d->lines == 1 ? "line" : "lines",
+		 dir_display(d->path), chart_rev_of(x->info));
 	dist.title = title;
 	dist.subtitle = sub;
 	dist.counts = d->by_release;
@@ -284,7 +284,8 @@ int chart_releases(struct charts *x)
 {
 	const struct tally *t = x->t;
 	uint64_t *counts = NULL;
-	char title[256], sub[512], count[32];
+	struct util_num count = util_count(t->total_lines);
+	char title[256], sub[512];
 	struct dist dist;
 	size_t i;
 	int rc;
@@ -294,11 +295,10 @@ int chart_releases(struct charts *x)
 		return error_oom();
 	for (i = 0; i < t->nreleases; i++)
 		counts[i] = t->releases[i].lines;
-	chart_fmt_count(count, sizeof(count), t->total_lines);
 	snprintf(title, sizeof(title),
 		 "Lines at %s by the release that wrote them",
 		 chart_rev_of(x->info));
-	snprintf(sub, sizeof(sub), "Share of all %s %s in %s%s", count,
+	snprintf(sub, sizeof(sub), "Share of all %s %s in %s%s", count.s,
 		 t->total_lines == 1 ? "line" : "lines", chart_repo_of(x->info),
 		 x->nrel < t->nreleases
 			 ? "; the last bar is code not yet in a release"

@@ -12,6 +12,7 @@
 
 #include "strata/cohorts.h"
 #include "strata/error.h"
+#include "strata/util.h"
 
 /* ------------------------------------------------------------------ */
 /* Cohort charts: lines by calendar year, by author, by organisation */
@@ -99,15 +100,14 @@ static size_t years_every(const struct bars *b, double label_w)
 static int years_show_values(struct chart *c, const struct yearly *y,
 			     const struct bars *b, int *show)
 {
-	char buf[32];
 	int rc;
 
 	*show = b->slot >= 24;
 	for (size_t i = 0; *show && i < y->n; i++) {
+		struct util_num v = util_share(y->lines[i], y->total);
 		double w;
 
-		chart_fmt_share(buf, sizeof(buf), year_share(y, i));
-		if ((rc = chart_text_width(c, F_VALUE, 0, buf, &w)))
+		if ((rc = chart_text_width(c, F_VALUE, 0, v.s, &w)))
 			return rc;
 		*show = w + 2 <= b->slot;
 	}
@@ -125,7 +125,7 @@ static int years_bars(struct chart *c, const struct yearly *y,
 		      const struct bars *b, const struct vscale *v,
 		      double pt, double pb, int show_values)
 {
-	char buf[32];
+	struct util_num share;
 	int rc;
 
 	for (size_t i = 0; i < y->n; i++) {
@@ -138,10 +138,10 @@ static int years_bars(struct chart *c, const struct yearly *y,
 		chart_fill_rect(c, x0, y0, x1, pb, year_rgb(c, i, y->n));
 		if (!show_values || !y->lines[i])
 			continue;
-		chart_fmt_share(buf, sizeof(buf), val);
-		if ((rc = chart_text_put(c, F_VALUE, 0, buf, 0, (x0 + x1) / 2,
-					 y0 - 2, 0.5, 1, c->th->muted, NULL,
-					 NULL)))
+		share = util_share(y->lines[i], y->total);
+		if ((rc = chart_text_put(c, F_VALUE, 0, share.s, 0,
+					 (x0 + x1) / 2, y0 - 2, 0.5, 1,
+					 c->th->muted, NULL, NULL)))
 			return rc;
 	}
 	chart_hline(c, b->left, b->left + b->slot * (double)b->n, pb,
@@ -256,7 +256,7 @@ static double ranked_share(const struct ranked *r, size_t i)
 static int ranked_labels(struct chart *c, const struct ranked *r,
 			 struct hbars *h)
 {
-	char buf[64], n[32];
+	char buf[64];
 	int rc;
 
 	h->n = ranked_rows(r);
@@ -268,8 +268,8 @@ static int ranked_labels(struct chart *c, const struct ranked *r,
 		const char *name = i < r->ntop ? r->v->v[i].name : buf;
 
 		if (i >= r->ntop) {
-			chart_fmt_count(n, sizeof(n), r->v->n - r->ntop);
-			snprintf(buf, sizeof(buf), "%s others", n);
+			snprintf(buf, sizeof(buf), "%s others",
+				 util_count(r->v->n - r->ntop).s);
 		}
 		if ((rc = chart_text_make(&h->labels[i], c, F_LABEL,
 					  i >= r->ntop,
@@ -287,7 +287,7 @@ static int ranked_bars(struct chart *c, const struct ranked *r,
 		       const struct hbars *h, double xmax)
 {
 	struct rgb bar = chart_ramp(c->th->lo + 0.42 * (c->th->hi - c->th->lo));
-	char buf[32];
+	struct util_num share;
 	int rc;
 
 	for (size_t i = 0; i < h->n; i++) {
@@ -299,8 +299,8 @@ static int ranked_bars(struct chart *c, const struct ranked *r,
 				others ? c->th->unreleased : bar);
 		chart_text_draw(c, &h->labels[i], h->pl - 8, (y0 + y1) / 2, 1,
 				0.5, others ? c->th->muted : c->th->text);
-		chart_fmt_share(buf, sizeof(buf), ranked_share(r, i));
-		if ((rc = chart_text_put(c, F_VALUE, 0, buf, 0, x1 + 4,
+		share = util_share(ranked_lines(r, i), r->total);
+		if ((rc = chart_text_put(c, F_VALUE, 0, share.s, 0, x1 + 4,
 					 (y0 + y1) / 2, 0, 0.5, c->th->muted,
 					 NULL, NULL)))
 			return rc;
@@ -391,18 +391,18 @@ static int chart_years(struct charts *x)
 {
 	const struct cohorts *co = x->t->cohorts;
 	struct yearly y = { 0 };
-	char title[256], sub[512], count[32];
+	struct util_num count = util_count(co->total_lines);
+	char title[256], sub[512];
 	int rc;
 
 	if ((rc = years_fill(&y, &co->years)))
 		return rc;
-	chart_fmt_count(count, sizeof(count), co->total_lines);
 	snprintf(title, sizeof(title),
 		 "Lines at %s by the year they were last changed",
 		 chart_rev_of(x->info));
 	snprintf(sub, sizeof(sub), "Share of all %s %s in %s by the year "
 		 "(UTC) of the %s date of the commit git blame gives them",
-		 count, co->total_lines == 1 ? "line" : "lines",
+		 count.s, co->total_lines == 1 ? "line" : "lines",
 		 chart_repo_of(x->info), cohorts_date_name(co->date));
 	y.title = title;
 	y.subtitle = sub;
@@ -422,7 +422,9 @@ static int chart_ranked(struct charts *x, const char *name,
 {
 	const struct cohorts *co = x->t->cohorts;
 	struct ranked r = { 0 };
-	char title[256], sub[512], count[32], all[32];
+	struct util_num count = util_count(co->total_lines);
+	struct util_num all = util_count(v->n);
+	char title[256], sub[512];
 	size_t fit = chart_rows_max(x->h) - 1;
 
 	r.v = v;
@@ -431,15 +433,12 @@ static int chart_ranked(struct charts *x, const char *name,
 	/* "1 others" would take the row of the one it stands for */
 	if (v->n == r.ntop + 1)
 		r.ntop++;
-	chart_fmt_count(count, sizeof(count), co->total_lines);
 	snprintf(title, sizeof(title), "Lines at %s by %s",
-		 chart_rev_of(x->info),
-		 what);
-	chart_fmt_count(all, sizeof(all), v->n);
+		 chart_rev_of(x->info), what);
 	snprintf(sub, sizeof(sub), "Share of all %s %s in %s by %s; the "
-		 "top %zu of %s %s", count, co->total_lines == 1 ? "line" :
+		 "top %zu of %s %s", count.s, co->total_lines == 1 ? "line" :
 		 "lines", chart_repo_of(x->info), how,
-		 r.ntop < v->n ? r.ntop : v->n, all, plural);
+		 r.ntop < v->n ? r.ntop : v->n, all.s, plural);
 	r.title = title;
 	r.subtitle = sub;
 	return chart_emit_fit(x, name, draw_ranked, &r, 1);

@@ -87,6 +87,7 @@ struct row {
 	uint64_t lines;
 	const uint64_t *by_release;
 	double first_share;
+	uint64_t first;        /* its lines from the first release */
 };
 
 struct rows {
@@ -148,10 +149,8 @@ struct rgb chart_ramp(double t);
 size_t chart_released_count(const struct tally *t);
 struct rgb chart_release_rgb(const struct tally *t, const struct theme *th,
 			     size_t i);
-void chart_fmt_count(char *buf, size_t size, uint64_t v);
 void chart_fmt_short(char *buf, size_t size, uint64_t v);
 void chart_fmt_tick(char *buf, size_t size, double v);
-void chart_fmt_share(char *buf, size_t size, double v);
 double chart_nice_step(double range, int max);
 double chart_nice_max(double v, double step);
 void chart_text_free(struct text *t);
@@ -180,6 +179,7 @@ void chart_vline_dashed(struct chart *c, double col_x, double y0,
 const char *chart_rev_of(const struct report_info *info);
 const char *chart_repo_of(const struct report_info *info);
 const char *chart_first_name(const struct tally *t);
+uint64_t chart_first_lines(const struct tally *t, const struct tally_dir *d);
 int chart_draw_frame(struct chart *c, const char *title,
 		     const char *subtitle, double *top, double *bottom);
 int chart_draw_message(struct chart *c, const char *msg, double top,

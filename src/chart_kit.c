@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "strata/error.h"
+#include "strata/util.h"
 
 /*
  * viridis (matplotlib, CC0) sampled at 17 of its 256 entries; t of entry
@@ -126,21 +127,11 @@ void chart_release_color(char out[8], const struct tally *t, size_t i,
 }
 
 /* ------------------------------------------------------------------ */
-/* Numbers, formatted without the locale */
-
-void chart_fmt_count(char *buf, size_t size, uint64_t v)
-{
-	char digits[32];
-	size_t n, i, o = 0;
-
-	n = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, v);
-	for (i = 0; i < n && o + 2 < size; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = digits[i];
-	}
-	buf[o] = '\0';
-}
+/*
+ * Numbers of the axes, formatted without the locale. Counts and shares
+ * go through util_count() and util_share(), as on the pages and in the
+ * CSV, so that a chart and its table print one figure one way.
+ */
 
 /* 1234 -> "1.2k", 1234567 -> "1.2M". */
 void chart_fmt_short(char *buf, size_t size, uint64_t v)
@@ -178,17 +169,6 @@ void chart_fmt_tick(char *buf, size_t size, double v)
 		snprintf(buf, size, "%lld.%lld%%", h / 100, (h % 100) / 10);
 	else
 		snprintf(buf, size, "%lld.%02lld%%", h / 100, h % 100);
-}
-
-/* A share with one decimal; a share too small for it is "<0.1%". */
-void chart_fmt_share(char *buf, size_t size, double v)
-{
-	long long tenths = llround(v * 10);
-
-	if (v > 0 && tenths == 0)
-		snprintf(buf, size, "<0.1%%");
-	else
-		snprintf(buf, size, "%lld.%lld%%", tenths / 10, tenths % 10);
 }
 
 /*
@@ -493,6 +473,13 @@ const char *chart_repo_of(const struct report_info *info)
 const char *chart_first_name(const struct tally *t)
 {
 	return t->nreleases ? t->releases[0].name : "the first release";
+}
+
+/* Lines of d from the first release, as tally's d->first_share counts them. */
+uint64_t chart_first_lines(const struct tally *t, const struct tally_dir *d)
+{
+	return t->nreleases && !t->releases[0].unreleased ? d->by_release[0]
+							  : 0;
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "strata/error.h"
+#include "strata/util.h"
 
 /* ------------------------------------------------------------------ */
 /* Output */
@@ -31,20 +32,13 @@ static cairo_status_t buf_write(void *closure, const unsigned char *data,
 				unsigned int len)
 {
 	struct buf *b = closure;
+	size_t need = util_add(b->n, len);
 
-	if (b->n + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 65536;
-		unsigned char *p;
-
-		while (cap < b->n + len)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = 1;
-			return CAIRO_STATUS_NO_MEMORY;
-		}
-		b->p = p;
-		b->cap = cap;
+	/* 64 KiB at first: a chart's SVG is rarely smaller */
+	if (need > b->cap &&
+	    UTIL_GROW(b->p, b->cap, need > 65536 ? need : 65536) < 0) {
+		b->oom = 1;
+		return CAIRO_STATUS_NO_MEMORY;
 	}
 	memcpy(b->p + b->n, data, len);
 	b->n += len;
@@ -133,18 +127,8 @@ static int svg_normalise(struct buf *out, const struct buf *in)
 				if (seen[k] == num)
 					break;
 			if (k == nseen) {
-				if (nseen == cap) {
-					size_t nc = cap ? cap * 2 : 16;
-					unsigned long *ns =
-						realloc(seen, nc * sizeof(*ns));
-
-					if (!ns) {
-						rc = error_oom();
-						goto done;
-					}
-					seen = ns;
-					cap = nc;
-				}
+				if ((rc = UTIL_GROW(seen, cap, nseen + 1)) < 0)
+					goto done;
 				seen[nseen++] = num;
 			}
 			id = (unsigned long)k + 1;

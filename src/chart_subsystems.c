@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "strata/error.h"
+#include "strata/util.h"
 
 int chart_row_label(char *buf, size_t size, const struct row *r)
 {
@@ -75,6 +76,7 @@ int chart_rows_build(struct rows *out, const struct tally *t, size_t max)
 		r->lines = d->lines;
 		r->by_release = d->by_release;
 		r->first_share = d->first_share;
+		r->first = chart_first_lines(t, d);
 	}
 	if (max < 2)
 		max = 2;
@@ -102,6 +104,7 @@ int chart_rows_build(struct rows *out, const struct tally *t, size_t max)
 		for (k = 0; k < t->nreleases; k++)
 			o->lines += out->others[k];
 		o->by_release = out->others;
+		o->first = t->nreleases ? out->others[0] : 0;
 		o->first_share = o->lines && t->nreleases
 			? 100.0 * (double)out->others[0] / (double)o->lines
 			: 0;
@@ -128,7 +131,6 @@ size_t chart_rows_max(double h)
 static int subsystems_values(struct chart *c, const struct hbars *h,
 			     double xmax)
 {
-	char buf[32];
 	int rc;
 
 	for (size_t i = 0; i < c->rows->n; i++) {
@@ -137,8 +139,8 @@ static int subsystems_values(struct chart *c, const struct hbars *h,
 		struct text v;
 
 		chart_hbars_row(h, i, &y0, &y1);
-		chart_fmt_share(buf, sizeof(buf), r->first_share);
-		if ((rc = chart_text_make(&v, c, F_VALUE, 0, buf, 0,
+		if ((rc = chart_text_make(&v, c, F_VALUE, 0,
+					  util_share(r->first, r->lines).s, 0,
 					  PANGO_ELLIPSIZE_NONE)))
 			return rc;
 		chart_fill_rect(c, floor(x1 + 2), floor((y0 + y1 - v.h) / 2),
@@ -164,12 +166,17 @@ static int draw_subsystems(struct chart *c, const void *arg)
 	struct hbars h = { 0 };
 	struct text reflab = { 0 }, xtitle = { 0 };
 	double top, bottom, maxv, step, xmax, ref, value_w, tick_h;
-	char title[256], sub[512], buf[128], pct[32];
+	char title[256], sub[512], buf[128];
+	struct util_num pct;
 	int rc;
 
 	(void)arg;
 	ref = t->ndirs ? t->dirs[0].first_share
 		       : (t->nreleases ? t->releases[0].share : 0);
+	pct = t->ndirs ? util_share(chart_first_lines(t, &t->dirs[0]),
+				    t->dirs[0].lines)
+		       : util_share(t->nreleases ? t->releases[0].lines : 0,
+				    t->total_lines);
 	snprintf(title, sizeof(title), "Code from %s by subsystem",
 		 chart_first_name(t));
 	snprintf(sub, sizeof(sub),
@@ -201,8 +208,7 @@ static int draw_subsystems(struct chart *c, const void *arg)
 	if ((rc = chart_text_make(&xtitle, c, F_AXIS, 0, buf, c->w - 2 * PAD,
 				  PANGO_ELLIPSIZE_END)))
 		goto done;
-	chart_fmt_share(pct, sizeof(pct), ref);
-	snprintf(buf, sizeof(buf), "whole tree %s", pct);
+	snprintf(buf, sizeof(buf), "whole tree %s", pct.s);
 	if (ref > 0 && (rc = chart_text_make(&reflab, c, F_VALUE, 0, buf, 0,
 					     PANGO_ELLIPSIZE_NONE)))
 		goto done;

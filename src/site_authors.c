@@ -76,7 +76,7 @@ static int years_summary(struct site *s, struct template_dict *d, size_t sub,
 		return template_dict_show(d, "NO_OLD");
 	TRY(template_dict_add(&sec, d, "OLD"));
 	TRY(template_dict_setf(sec, "YEAR", "%d", year));
-	TRY(template_dict_set(sec, "SHARE", site_percent(old, total, 1).s));
+	TRY(template_dict_set(sec, "SHARE", util_percent(old, total, 1).s));
 done:
 	return rc;
 }
@@ -98,10 +98,11 @@ int site_index_years(struct site *s, struct template_dict *d)
 		TRY(template_dict_add(&row, sec, "YEAR"));
 		TRY(template_dict_set(row, "NAME", y->name));
 		TRY(template_dict_set(row, "COMMITS",
-				      site_count(y->commits).s));
-		TRY(template_dict_set(row, "LINES", site_count(y->lines).s));
+				      util_count(y->commits).s));
+		TRY(template_dict_set(row, "LINES", util_count(y->lines).s));
 		TRY(template_dict_set(row, "SHARE",
-				      site_pct(y->lines, co->total_lines).s));
+				      util_percent(y->lines, co->total_lines,
+						   2).s));
 	}
 	TRY(site_figure(s, sec, "YEARS_CHART", "years", "Bar chart of the "
 			"share of the lines by the calendar year of the "
@@ -128,10 +129,11 @@ static int cohort_row(struct template_dict *d, const struct cohort *c,
 
 	TRY(template_dict_add(&row, d, "ROW"));
 	TRY(site_set_display(row, "NAME", *c->name ? c->name : "(no name)"));
-	TRY(template_dict_set(row, "FILES", site_count(c->files).s));
-	TRY(template_dict_set(row, "LINES", site_count(c->lines).s));
-	TRY(template_dict_set(row, "SHARE", site_pct(c->lines, total).s));
-	TRY(template_dict_set(row, "COMMITS", site_count(c->commits).s));
+	TRY(template_dict_set(row, "FILES", util_count(c->files).s));
+	TRY(template_dict_set(row, "LINES", util_count(c->lines).s));
+	TRY(template_dict_set(row, "SHARE", util_percent(c->lines, total,
+							 2).s));
+	TRY(template_dict_set(row, "COMMITS", util_count(c->commits).s));
 done:
 	return rc;
 }
@@ -159,11 +161,11 @@ static int cohort_table(struct template_dict *d, const char *section,
 		TRY(template_dict_add(&others, sec, "OTHERS"));
 		TRY(site_set_counted(others, "N", v->n - COHORT_TABLE_TOP, one,
 				     many));
-		TRY(template_dict_set(others, "LINES", site_count(lines).s));
-		TRY(template_dict_set(others, "SHARE", site_pct(lines,
-								total).s));
+		TRY(template_dict_set(others, "LINES", util_count(lines).s));
+		TRY(template_dict_set(others, "SHARE",
+				      util_percent(lines, total, 2).s));
 		TRY(template_dict_set(others, "COMMITS",
-				      site_count(commits).s));
+				      util_count(commits).s));
 	}
 	TRY(site_set_counted(sec, "N_ALL", v->n, one, many));
 	if (v->n > COHORT_TABLE_TOP) {
@@ -173,8 +175,8 @@ static int cohort_table(struct template_dict *d, const char *section,
 	} else {
 		TRY(template_dict_show(sec, "EVERY"));
 	}
-	TRY(template_dict_set(sec, "LINES", site_count(total).s));
-	TRY(template_dict_set(sec, "COMMITS", site_count(all).s));
+	TRY(template_dict_set(sec, "LINES", util_count(total).s));
+	TRY(template_dict_set(sec, "COMMITS", util_count(all).s));
 done:
 	return rc;
 }
@@ -228,10 +230,10 @@ static int subsystem_authors(struct site *s, struct template_dict *d,
 		TRY(site_set_display(row, "NAME",
 				     *a->name ? a->name : "(no name)"));
 		TRY(template_dict_set(row, "LINES",
-				      site_count(a->by_subsystem[sub]).s));
+				      util_count(a->by_subsystem[sub]).s));
 		TRY(template_dict_set(row, "SHARE",
-				      site_pct(a->by_subsystem[sub],
-					       dir->lines).s));
+				      util_percent(a->by_subsystem[sub],
+						   dir->lines, 2).s));
 	}
 done:
 	return rc;
@@ -297,7 +299,7 @@ static int authors_headline(struct site *s, struct template_dict *d)
 	TRY(site_set_display(sec, "NAME", *v->v[0].name ? v->v[0].name :
 			     "(no name)"));
 	TRY(template_dict_set(sec, "SHARE",
-			      site_percent(v->v[0].lines, total, 1).s));
+			      util_percent(v->v[0].lines, total, 1).s));
 	if (v->n <= COHORT_CHART_TOP)
 		return 0;
 	for (size_t i = 0; i < COHORT_CHART_TOP; i++)
@@ -305,7 +307,7 @@ static int authors_headline(struct site *s, struct template_dict *d)
 	TRY(template_dict_add(&top, sec, "TOP"));
 	TRY(site_set_counted(top, "N_TOP", COHORT_CHART_TOP, "author",
 			     "authors"));
-	TRY(template_dict_set(top, "TOP_SHARE", site_percent(lines, total,
+	TRY(template_dict_set(top, "TOP_SHARE", util_percent(lines, total,
 							     1).s));
 done:
 	return rc;

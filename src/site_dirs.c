@@ -67,15 +67,10 @@ static int child_add(struct child **v, size_t *n, size_t *alloc,
 
 	if (!c || !is_dir || !c->is_dir || c->len != len ||
 	    memcmp(c->name, name, len)) {
-		if (*n == *alloc) {
-			size_t grow = *alloc ? 2 * *alloc : 16;
-			struct child *nv = realloc(*v, grow * sizeof(*nv));
+		int rc = UTIL_GROW(*v, *alloc, *n + 1);
 
-			if (!nv)
-				return error_oom();
-			*v = nv;
-			*alloc = grow;
-		}
+		if (rc < 0)
+			return rc;
 		c = &(*v)[(*n)++];
 		memset(c, 0, sizeof(*c));
 		c->name = name;
@@ -162,13 +157,14 @@ static int child_row(struct site *s, struct template_dict *sec,
 		TRY(site_set_display(link, "NAME", name));
 	}
 	TRY(template_dict_set(row, "FILES", c->is_dir ?
-			      site_count(c->nfiles).s : ""));
-	TRY(template_dict_set(row, "LINES", site_count(c->lines).s));
-	TRY(template_dict_set(row, "SHARE", site_pct(c->lines, dir_lines).s));
-	TRY(template_dict_set(row, "FIRST_SHARE", site_pct(c->first,
-							   c->lines).s));
-	TRY(template_dict_set(row, "BAR", site_percent(c->lines, most, 1).s));
-	TRY(template_dict_set(row, "OLD", site_percent(c->first, c->lines,
+			      util_count(c->nfiles).s : ""));
+	TRY(template_dict_set(row, "LINES", util_count(c->lines).s));
+	TRY(template_dict_set(row, "SHARE", util_percent(c->lines, dir_lines,
+							 2).s));
+	TRY(template_dict_set(row, "FIRST_SHARE", util_percent(c->first,
+							       c->lines, 2).s));
+	TRY(template_dict_set(row, "BAR", util_percent(c->lines, most, 1).s));
+	TRY(template_dict_set(row, "OLD", util_percent(c->first, c->lines,
 						       1).s));
 done:
 	free(name);
@@ -238,13 +234,13 @@ static int dir_top(struct site *s, struct template_dict *d, size_t i)
 	TRY(template_dict_show(d, root_files ? "ROOT_FILES" : "DIRECTORY"));
 	TRY(template_dict_show(d, dir->lines ? "HAS_LINES" : "NO_LINES"));
 	TRY(template_dict_set(d, "FIRST_SHARE",
-			      site_percent(site_first_lines(s, dir),
+			      util_percent(site_first_lines(s, dir),
 					   dir->lines, 1).s));
-	TRY(template_dict_set(d, "LINES", site_count(dir->lines).s));
+	TRY(template_dict_set(d, "LINES", util_count(dir->lines).s));
 	TRY(site_set_counted(d, "N_LINES", dir->lines, "line", "lines"));
 	TRY(site_set_counted(d, "N_FILES", dir->nfiles, "file", "files"));
-	TRY(template_dict_set(d, "SHARE", site_pct(dir->lines,
-						   t->total_lines).s));
+	TRY(template_dict_set(d, "SHARE", util_percent(dir->lines,
+						       t->total_lines, 2).s));
 	if (site_below_count(s, i)) {
 		TRY(template_dict_add(&sec, d, "UNTOUCHED"));
 		TRY(site_set_counted(sec, "N_FILES", site_below_count(s, i),
@@ -288,7 +284,7 @@ static int dir_releases(struct site *s, struct template_dict *d, size_t i)
 			     "%s%%, comes from %s. The table beside it has "
 			     "every value.", strcmp(dir->path, ".") ?
 			     dir->path : "the root files",
-			     site_percent(dir->by_release[b], dir->lines, 1).s,
+			     util_percent(dir->by_release[b], dir->lines, 1).s,
 			     t->releases[b].name) < 0) {
 			alt = NULL;
 			rc = error_oom();
@@ -310,10 +306,10 @@ static int dir_releases(struct site *s, struct template_dict *d, size_t i)
 		TRY(template_dict_set(row, "CLASS", t->releases[r].unreleased ?
 				      "unreleased" : "release"));
 		TRY(template_dict_set(row, "LINES",
-				      site_count(dir->by_release[r]).s));
+				      util_count(dir->by_release[r]).s));
 		TRY(template_dict_set(row, "SHARE",
-				      site_pct(dir->by_release[r],
-					       dir->lines).s));
+				      util_percent(dir->by_release[r],
+						   dir->lines, 2).s));
 	}
 	if (skipped) {
 		TRY(template_dict_add(&sec, d, "SKIPPED"));
@@ -342,7 +338,7 @@ static int dir_untouched(struct site *s, struct template_dict *d, size_t i)
 
 		TRY(template_dict_add(&row, sec, "FILE"));
 		TRY(site_set_display(row, "PATH", f->path));
-		TRY(template_dict_set(row, "LINES", site_count(f->lines).s));
+		TRY(template_dict_set(row, "LINES", util_count(f->lines).s));
 	}
 done:
 	return rc;

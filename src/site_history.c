@@ -43,11 +43,11 @@ int site_history_summary(struct site *s, struct template_dict *d,
 	TRY(template_dict_add(&sec, d, section));
 	TRY(site_set_display(sec, "MID", mid->name));
 	TRY(template_dict_set(sec, "MID_SHARE",
-			      site_percent(mid->by_release[0], mid->lines,
+			      util_percent(mid->by_release[0], mid->lines,
 					   1).s));
 	TRY(site_set_display(sec, "LAST", rev->name));
 	TRY(template_dict_set(sec, "LAST_SHARE",
-			      site_percent(rev->by_release[0], rev->lines,
+			      util_percent(rev->by_release[0], rev->lines,
 					   1).s));
 done:
 	return rc;
@@ -91,7 +91,7 @@ static int history_row(struct site *s, struct template_dict *d, size_t k)
 	TRY(template_dict_add(&row, d, "ROW"));
 	TRY(site_set_display(row, "NAME", p->name));
 	TRY(template_dict_set(row, "DATE", site_date(p->date).s));
-	TRY(template_dict_set(row, "LINES", site_count(p->lines).s));
+	TRY(template_dict_set(row, "LINES", util_count(p->lines).s));
 	TRY(template_dict_set(row, "CLASS", p->is_rev ? "rev" : "snapshot"));
 	for (r = 0; r < t->nreleases; r++) {
 		sum += p->by_release[r];
@@ -101,7 +101,7 @@ static int history_row(struct site *s, struct template_dict *d, size_t k)
 			continue;
 		TRY(template_dict_add(&cell, row, "CELL"));
 		TRY(template_dict_set(cell, "SHARE", sum ?
-				      site_percent(sum, p->lines, 1).s : ""));
+				      util_percent(sum, p->lines, 1).s : ""));
 		sum = 0;
 	}
 done:
@@ -137,8 +137,8 @@ static int history_survival(struct site *s, struct template_dict *d)
 		TRY(site_set_display(row, "NAME", t->releases[r].name));
 		TRY(template_dict_set(row, "ID", s->release_id[r]));
 		TRY(site_set_display(row, "BASE", h->list[sv->base].name));
-		TRY(template_dict_set(row, "LINES", site_count(base).s));
-		TRY(template_dict_set(row, "LEFT", site_percent(
+		TRY(template_dict_set(row, "LINES", util_count(base).s));
+		TRY(template_dict_set(row, "LEFT", util_percent(
 			h->list[h->n - 1].by_release[r], base, 1).s));
 		TRY(template_dict_set(row, "HALF_LIFE", sv->has_half_life ?
 			half_life(sv->half_life_days).s : "not yet"));

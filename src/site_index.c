@@ -219,19 +219,19 @@ static int index_headline(struct site *s, struct template_dict *d)
 	size_t newest = newest_release(t);
 	int rc;
 
-	TRY(template_dict_set(d, "LINES", site_count(t->total_lines).s));
-	TRY(template_dict_set(d, "FILES", site_count(t->nfiles).s));
+	TRY(template_dict_set(d, "LINES", util_count(t->total_lines).s));
+	TRY(template_dict_set(d, "FILES", util_count(t->nfiles).s));
 	TRY(site_set_counted(d, "N_LINES", t->total_lines, "line", "lines"));
 	TRY(site_set_counted(d, "N_FILES", t->nfiles, "file", "files"));
 	TRY(site_set_counted(d, "N_RELEASES", site_real_releases(t), "release",
 			     "releases"));
 	TRY(template_dict_set(d, "FIRST_SHARE",
-			      site_pct(site_first_lines(s, root),
-				       t->total_lines).s));
+			      util_percent(site_first_lines(s, root),
+					   t->total_lines, 2).s));
 	if (t->total_lines) {
 		TRY(template_dict_add(&sec, d, "HEADLINE"));
 		TRY(template_dict_set(sec, "FIRST_SHARE",
-			site_percent(site_first_lines(s, root), t->total_lines,
+			util_percent(site_first_lines(s, root), t->total_lines,
 				     1).s));
 	} else {
 		TRY(template_dict_show(d, "NO_LINES"));
@@ -240,7 +240,7 @@ static int index_headline(struct site *s, struct template_dict *d)
 		TRY(template_dict_add(&sec, d, "NEWEST"));
 		TRY(site_set_display(sec, "NAME", t->releases[newest].name));
 		TRY(template_dict_set(sec, "SHARE",
-			site_percent(t->releases[newest].lines, t->total_lines,
+			util_percent(t->releases[newest].lines, t->total_lines,
 				     1).s));
 	}
 	if (t->nreleases && t->releases[t->nreleases - 1].unreleased &&
@@ -249,15 +249,15 @@ static int index_headline(struct site *s, struct template_dict *d)
 
 		TRY(template_dict_add(&sec, d, "UNRELEASED"));
 		TRY(template_dict_set(sec, "SHARE",
-				      site_percent(u->lines, t->total_lines,
+				      util_percent(u->lines, t->total_lines,
 						   1).s));
 		TRY(site_set_counted(sec, "N_LINES", u->lines, "line",
 				     "lines"));
 	}
 	TRY(template_dict_set(d, "UNTOUCHED_FILES",
-			      site_count(t->nuntouched).s));
+			      util_count(t->nuntouched).s));
 	TRY(template_dict_set(d, "UNTOUCHED_LINES",
-			      site_count(t->untouched_lines).s));
+			      util_count(t->untouched_lines).s));
 	if (t->nuntouched) {
 		TRY(template_dict_add(&sec, d, "UNTOUCHED"));
 		TRY(site_set_counted(sec, "N_FILES", t->nuntouched, "file",
@@ -285,7 +285,7 @@ static int releases_figure(struct site *s, struct template_dict *d)
 		     s->info->rev ? s->info->rev : s->info->commit, s->first,
 		     newest < t->nreleases ? t->releases[newest].name :
 		     s->first,
-		     site_percent(root->by_release[b], root->lines, 1).s,
+		     util_percent(root->by_release[b], root->lines, 1).s,
 		     t->releases[b].name) < 0)
 		return error_oom();
 	rc = site_figure(s, d, "RELEASES_CHART", "releases", alt,
@@ -323,14 +323,15 @@ static int index_releases(struct site *s, struct template_dict *d)
 		free(text);
 		text = NULL;
 		TRY(site_release_dates(row, tr->release));
-		TRY(template_dict_set(row, "COMMITS", site_count(tr->release ?
+		TRY(template_dict_set(row, "COMMITS", util_count(tr->release ?
 				      tr->release->commits : 0).s));
-		TRY(template_dict_set(row, "LINES", site_count(tr->lines).s));
+		TRY(template_dict_set(row, "LINES", util_count(tr->lines).s));
 		TRY(template_dict_set(row, "SHARE",
-				      site_pct(tr->lines, t->total_lines).s));
+				      util_percent(tr->lines, t->total_lines,
+						   2).s));
 		commits += tr->release ? tr->release->commits : 0;
 	}
-	TRY(template_dict_set(d, "COMMITS", site_count(commits).s));
+	TRY(template_dict_set(d, "COMMITS", util_count(commits).s));
 	if (t->nreleases)
 		TRY(releases_figure(s, d));
 done:
@@ -367,8 +368,8 @@ static int subsystems_alt(char **out, struct site *s)
 		     "whole tree's %s%% is a reference line. The table "
 		     "beside it has every value.", s->first,
 		     site_dir_label(b),
-		     site_percent(site_first_lines(s, b), b->lines, 1).s,
-		     site_percent(site_first_lines(s, root), root->lines,
+		     util_percent(site_first_lines(s, b), b->lines, 1).s,
+		     util_percent(site_first_lines(s, root), root->lines,
 				  1).s) < 0) {
 		*out = NULL;
 		return error_oom();
@@ -392,15 +393,16 @@ static int index_subsystems(struct site *s, struct template_dict *d)
 		TRY(template_dict_add(&row, d, "SUBSYSTEM"));
 		TRY(site_set_display(row, "NAME", site_dir_label(dir)));
 		TRY(site_set_dir_href(row, "HREF", s, i));
-		TRY(template_dict_set(row, "FILES", site_count(dir->nfiles).s));
-		TRY(template_dict_set(row, "LINES", site_count(dir->lines).s));
+		TRY(template_dict_set(row, "FILES", util_count(dir->nfiles).s));
+		TRY(template_dict_set(row, "LINES", util_count(dir->lines).s));
 		TRY(template_dict_set(row, "SHARE",
-				      site_pct(dir->lines, t->total_lines).s));
+				      util_percent(dir->lines, t->total_lines,
+						   2).s));
 		TRY(template_dict_set(row, "FIRST_SHARE",
-				      site_pct(site_first_lines(s, dir),
-					       dir->lines).s));
+				      util_percent(site_first_lines(s, dir),
+						   dir->lines, 2).s));
 		TRY(template_dict_set(row, "UNTOUCHED",
-				      site_count(site_below_count(s, i)).s));
+				      util_count(site_below_count(s, i)).s));
 	}
 	TRY(subsystems_alt(&alt, s));
 	TRY(site_figure(s, d, "SUBSYSTEMS_CHART", "subsystems", alt ? alt :

@@ -21,6 +21,7 @@
 #include "strata/site.h"
 #include "strata/tally.h"
 #include "strata/template.h"
+#include "strata/util.h"
 
 #ifndef STRATA_VERSION
 #define STRATA_VERSION "unknown"
@@ -32,7 +33,10 @@
 /* Run x; on an error, goto done with rc set. */
 #define TRY(x) do { if ((rc = (x)) < 0) goto done; } while (0)
 
-/* A figure as a page prints it (site_text.c). */
+/*
+ * A date or a duration as a page prints it (site_text.c); counts and
+ * shares are util_count() and util_percent(), as in charts and the CSV.
+ */
 struct text {
 	char s[48];
 };
@@ -68,9 +72,6 @@ size_t site_biggest(const struct site *s, const uint64_t *by);
 
 /* ---- site_text.c ------------------------------------------------------ */
 
-struct text site_count(uint64_t n);
-struct text site_percent(uint64_t part, uint64_t whole, int decimals);
-struct text site_pct(uint64_t part, uint64_t whole);
 int site_set_counted(struct template_dict *d, const char *key, uint64_t n,
 		     const char *one, const char *many);
 struct text site_date(int64_t when);

@@ -64,19 +64,20 @@ static int release_where(struct site *s, struct template_dict *d, size_t r,
 		TRY(template_dict_add(&row, sec, "DIR"));
 		TRY(site_set_display(row, "NAME", site_dir_label(dir)));
 		TRY(site_set_dir_href(row, "HREF", s, subs[k]));
-		TRY(template_dict_set(row, "LINES", site_count(lines).s));
-		TRY(template_dict_set(row, "SHARE", site_pct(lines,
-							     tr->lines).s));
+		TRY(template_dict_set(row, "LINES", util_count(lines).s));
+		TRY(template_dict_set(row, "SHARE",
+				      util_percent(lines, tr->lines, 2).s));
 		TRY(template_dict_set(row, "DIR_SHARE",
-				      site_pct(lines, dir->lines).s));
+				      util_percent(lines, dir->lines, 2).s));
 		shown++;
 	}
 	if (more) {
 		TRY(template_dict_add(&row, sec, "MORE"));
-		TRY(template_dict_set(row, "COUNT", site_count(more).s));
-		TRY(template_dict_set(row, "LINES", site_count(more_lines).s));
+		TRY(template_dict_set(row, "COUNT", util_count(more).s));
+		TRY(template_dict_set(row, "LINES", util_count(more_lines).s));
 		TRY(template_dict_set(row, "SHARE",
-				      site_pct(more_lines, tr->lines).s));
+				      util_percent(more_lines, tr->lines,
+						   2).s));
 	}
 done:
 	return rc;
@@ -105,7 +106,7 @@ int site_write_releases(struct site *s)
 			     "the largest share, %s%%, comes from %s. The "
 			     "table beside it has every value.", s->info->rev ?
 			     s->info->rev : s->info->commit,
-			     site_percent(t->releases[b].lines, t->total_lines,
+			     util_percent(t->releases[b].lines, t->total_lines,
 					  1).s,
 			     t->releases[b].name) < 0)
 			return error_oom();
@@ -135,9 +136,10 @@ int site_write_releases(struct site *s)
 		TRY(template_dict_set(row, "ID", s->release_id[r]));
 		TRY(template_dict_set(row, "CLASS", tr->unreleased ?
 				      "unreleased" : "release"));
-		TRY(template_dict_set(row, "LINES", site_count(tr->lines).s));
+		TRY(template_dict_set(row, "LINES", util_count(tr->lines).s));
 		TRY(template_dict_set(row, "SHARE",
-				      site_pct(tr->lines, t->total_lines).s));
+				      util_percent(tr->lines, t->total_lines,
+						   2).s));
 		TRY(template_dict_show(row, tr->lines ? "SURVIVES" : "GONE"));
 		TRY(site_set_counted(row, "N_COMMITS", rel ? rel->commits : 0,
 				     "commit", "commits"));

@@ -13,49 +13,13 @@
 #include <time.h>
 
 #include "strata/error.h"
-
-/* 1234567 -> "1,234,567" */
-struct text site_count(uint64_t n)
-{
-	struct text t;
-	char digits[24];
-	int len = snprintf(digits, sizeof(digits), "%" PRIu64, n);
-	size_t o = 0;
-
-	for (int i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			t.s[o++] = ',';
-		t.s[o++] = digits[i];
-	}
-	t.s[o] = '\0';
-	return t;
-}
-
-/*
- * part/whole in percent with `decimals` (1 or 2) digits, rounded half
- * up in integers: the same everywhere, whatever the FPU or locale.
- */
-struct text site_percent(uint64_t part, uint64_t whole, int decimals)
-{
-	uint64_t unit = decimals == 1 ? 10 : 100, v;
-	struct text t;
-
-	v = whole ? (part * unit * 100 * 2 + whole) / (2 * whole) : 0;
-	snprintf(t.s, sizeof(t.s), "%" PRIu64 ".%0*" PRIu64, v / unit,
-		 decimals, v % unit);
-	return t;
-}
-
-struct text site_pct(uint64_t part, uint64_t whole)
-{
-	return site_percent(part, whole, 2);
-}
+#include "strata/util.h"
 
 /* "1 file", "1,234 files" */
 int site_set_counted(struct template_dict *d, const char *key, uint64_t n,
 		     const char *one, const char *many)
 {
-	return template_dict_setf(d, key, "%s %s", site_count(n).s,
+	return template_dict_setf(d, key, "%s %s", util_count(n).s,
 				  n == 1 ? one : many);
 }
 
@@ -91,35 +55,6 @@ struct text site_seconds(double s)
 	return t;
 }
 
-/* The length of the valid UTF-8 sequence at s, 0 if there is none. */
-static size_t utf8_seq(const unsigned char *s)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-
-#define CONT(b) ((b) >= 0x80 && (b) <= 0xbf)
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return CONT(s[1]) ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		if (c == 0xe0)
-			lo = 0xa0;
-		if (c == 0xed)
-			hi = 0x9f;
-		return s[1] >= lo && s[1] <= hi && CONT(s[2]) ? 3 : 0;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		if (c == 0xf0)
-			lo = 0x90;
-		if (c == 0xf4)
-			hi = 0x8f;
-		return s[1] >= lo && s[1] <= hi && CONT(s[2]) && CONT(s[3]) ?
-			4 : 0;
-	}
-	return 0;
-#undef CONT
-}
-
 /*
  * A name as it can be shown on a UTF-8 page: bytes that are not UTF-8,
  * and control characters (C0, DEL, C1), become \xNN. HTML escaping is
@@ -134,7 +69,7 @@ char *site_display(const char *raw)
 	if (!out)
 		return NULL;
 	while (*s) {
-		size_t len = utf8_seq(s);
+		size_t len = util_utf8_seq(s);
 		int control = len == 1 ? (*s < 0x20 || *s == 0x7f) :
 			      len == 2 && s[0] == 0xc2 && s[1] < 0xa0;
 

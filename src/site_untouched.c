@@ -110,8 +110,8 @@ static int group_totals(struct template_dict *group, size_t files,
 {
 	int rc;
 
-	TRY(template_dict_set(group, "COUNT", site_count(files).s));
-	TRY(template_dict_set(group, "LINES", site_count(lines).s));
+	TRY(template_dict_set(group, "COUNT", util_count(files).s));
+	TRY(template_dict_set(group, "LINES", util_count(lines).s));
 	TRY(site_set_counted(group, "N_FILES", files, "file", "files"));
 	TRY(site_set_counted(group, "N_LINES", lines, "line", "lines"));
 done:
@@ -131,9 +131,9 @@ int site_write_untouched(struct site *s)
 
 	TRY(site_page_new(&d, s, "untouched.html", "Untouched files",
 			  NAV_UNTOUCHED));
-	TRY(template_dict_set(d, "COUNT", site_count(t->nuntouched).s));
+	TRY(template_dict_set(d, "COUNT", util_count(t->nuntouched).s));
 	TRY(site_set_counted(d, "N_FILES", t->nfiles, "file", "files"));
-	TRY(template_dict_set(d, "LINES", site_count(t->untouched_lines).s));
+	TRY(template_dict_set(d, "LINES", util_count(t->untouched_lines).s));
 	TRY(site_set_counted(d, "N_TOTAL_LINES", t->total_lines, "line",
 			     "lines"));
 
@@ -169,7 +169,7 @@ int site_write_untouched(struct site *s)
 		}
 		TRY(template_dict_add(&row, group, "FILE"));
 		TRY(site_set_display(row, "NAME", site_base_name(f->path)));
-		TRY(template_dict_set(row, "LINES", site_count(f->lines).s));
+		TRY(template_dict_set(row, "LINES", util_count(f->lines).s));
 		gfiles++;
 		glines += f->lines;
 	}
