@@ -266,7 +266,8 @@ done:
  * face and size, whatever pango font map they go through, and a glyph
  * cache frozen by one thread while another drops the font aborts the
  * process (cairo-scaled-font.c: "! scaled_font->cache_frozen"), as
- * tests/t-chart.sh once saw. A directory chart takes a few milliseconds.
+ * tests/t-chart.sh once saw. A directory chart is small, so drawing them
+ * in turn costs the report little.
  */
 int chart_dirs(struct charts *x)
 {

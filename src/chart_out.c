@@ -204,10 +204,10 @@ static const char *out_path(struct charts *x, const char *name,
 
 /*
  * PNG through libpng rather than cairo's writer, whose adaptive row
- * filters and zlib level 6 made encoding most of the time spent on a
- * report: charts are flat colour, which compresses nearly as well
- * without filters at level 3, several times faster. No time or text
- * chunks, so the bytes depend only on the pixels.
+ * filters and zlib level 6 cost more than drawing the charts: charts are
+ * flat colour, which compresses nearly as well without filters at level
+ * 3, for much less time (docs/performance.md). No time or text chunks,
+ * so the bytes depend only on the pixels.
  */
 static int png_encode(struct buf *out, cairo_surface_t *s)
 {
