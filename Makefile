@@ -52,7 +52,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CORE_LIBS  = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null)
 PUB_LIBS   = $(shell pkg-config --libs $(PUB_PKGS) 2>/dev/null)
 
-PUB_SRC  = $(sort $(wildcard src/chart*.c src/site*.c)) src/template.cc
+PUB_SRC  = $(sort $(wildcard src/chart*.c src/site*.c)) src/names.c src/template.cc
 C_SRC    = $(filter-out $(PUB_SRC),$(sort $(wildcard src/*.c)))
 CORE_OBJ = $(C_SRC:src/%.c=$(BUILD)/%.o)
 PUB_OBJ  = $(patsubst src/%.cc,$(BUILD)/%.o,$(PUB_SRC:src/%.c=$(BUILD)/%.o))
@@ -70,9 +70,11 @@ strata: $(BUILD)/strata $(BUILD)/strata-publish.so FORCE
 		{ cp $(BUILD)/strata-publish.so strata-publish.so.tmp && \
 		  mv -f strata-publish.so.tmp strata-publish.so; }
 
-# -rdynamic: strata-publish.so calls the binary's error_*() and names_*().
-$(BUILD)/strata: $(CORE_OBJ)
-	$(CC) $(CFLAGS) -rdynamic -o $@ $(CORE_OBJ) $(CORE_LIBS) -lm
+# strata-publish.so calls back into the binary, which exports to it only
+# what src/publish.sym lists.
+$(BUILD)/strata: $(CORE_OBJ) src/publish.sym
+	$(CC) $(CFLAGS) -Wl,--dynamic-list=src/publish.sym -o $@ $(CORE_OBJ) \
+		$(CORE_LIBS) -lm
 
 $(BUILD)/strata-publish.so: $(PUB_OBJ)
 	$(CXX) $(CXXFLAGS) -shared -o $@ $(PUB_OBJ) $(PUB_LIBS) -lm

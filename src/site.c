@@ -319,6 +319,8 @@ done:
 
 /* ---- the entry points of strata-publish.so (publish.h) ---- */
 
+const int strata_publish_abi = PUBLISH_ABI;
+
 const struct publish_api strata_publish_api = {
 	STRATA_VERSION,
 	chart_check_font,
