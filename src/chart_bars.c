@@ -67,29 +67,6 @@ static int dist_scale(struct chart *c, const struct dist *d, size_t n,
 	return 0;
 }
 
-/* Grid lines and y ticks of a plot from pb up to pb - ph. */
-static int dist_grid(struct chart *c, double step, double ymax, double pl,
-		     double pr, double pb, double ph)
-{
-	char buf[64];
-	size_t i;
-	int rc;
-
-	for (i = 0; step * (double)i <= ymax + 1e-9; i++) {
-		double v = step * (double)i;
-		double row = round(pb - v / ymax * ph);
-
-		if (i)
-			chart_hline(c, pl, pr, row, c->th->grid);
-		chart_fmt_tick(buf, sizeof(buf), v);
-		if ((rc = chart_text_put(c, F_TICK, 0, buf, 0, pl - 7,
-					 row + 0.5, 1,
-					 0.5, c->th->muted, NULL, NULL)))
-			return rc;
-	}
-	return 0;
-}
-
 /* The bars, each in the colour of its first release, and their values. */
 static int dist_bars(struct chart *c, const struct dist *d,
 		     const struct chart_groups *g, const struct bars *b,
@@ -157,11 +134,10 @@ static int dist_plot(struct chart *c, const struct dist *d,
 			       d->title);
 		goto done;
 	}
-	if ((rc = dist_grid(c, step, ymax, pl, pr, pb, ph)))
+	if ((rc = chart_y_grid(c, step, ymax, pl, pr, pb, ph)))
 		goto done;
 	chart_text_draw_up(c, &ytitle, PAD + ytitle.h / 2,
-			   pt + ph / 2 - ytitle.w / 2,
-			   th->muted);
+			   pt + ph / 2 - ytitle.w / 2, th->muted);
 	if ((rc = dist_bars(c, d, g, &b, pb, ph, ymax, values)))
 		goto done;
 	chart_hline(c, pl, pr, pb, th->axis);
@@ -170,8 +146,7 @@ static int dist_plot(struct chart *c, const struct dist *d,
 				   th->axis, 2, 2);
 	chart_xlabels_draw(c, &L, &b, pb);
 	chart_text_draw(c, &xtitle, pl + (b.ux - pl) / 2, pb + 8 + L.band + 4,
-			0.5, 0,
-			th->muted);
+			0.5, 0, th->muted);
 done:
 	chart_xlabels_release(&L);
 	chart_text_free(&ytitle);

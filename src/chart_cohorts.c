@@ -59,21 +59,10 @@ static int vscale_draw(struct chart *c, const struct vscale *v, double pl,
 		       double pr, double pt, double pb,
 		       const struct text *ytitle)
 {
-	char buf[32];
 	int rc;
 
-	for (size_t i = 0; v->step * (double)i <= v->max + 1e-9; i++) {
-		double val = v->step * (double)i;
-		double row = round(pb - val / v->max * (pb - pt));
-
-		if (i)
-			chart_hline(c, pl, pr, row, c->th->grid);
-		chart_fmt_tick(buf, sizeof(buf), val);
-		if ((rc = chart_text_put(c, F_TICK, 0, buf, 0, pl - 7,
-					 row + 0.5, 1,
-					 0.5, c->th->muted, NULL, NULL)))
-			return rc;
-	}
+	if ((rc = chart_y_grid(c, v->step, v->max, pl, pr, pb, pb - pt)))
+		return rc;
 	chart_text_draw_up(c, ytitle, PAD + ytitle->h / 2,
 			   pt + (pb - pt) / 2 - ytitle->w / 2, c->th->muted);
 	return 0;
@@ -164,8 +153,7 @@ static int years_labels(struct chart *c, const struct yearly *y,
 		chart_vline(c, floor(x), pb + 1, pb + 5, c->th->axis);
 		snprintf(buf, sizeof(buf), "%d", y->years[i]);
 		if ((rc = chart_text_put(c, F_TICK, 0, buf, 0, x, pb + 7, 0.5,
-					 0,
-					 c->th->text, NULL, NULL)))
+					 0, c->th->text, NULL, NULL)))
 			return rc;
 	}
 	return 0;

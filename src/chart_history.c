@@ -92,8 +92,8 @@ static int history_labels(struct chart *c, const double *xs, double pb,
 		if (!s->list[k].is_rev && xs[k] > next - lab_h - 2)
 			continue;
 		if ((rc = chart_text_make(&t, c, F_TICK, s->list[k].is_rev,
-					  s->list[k].name, fmin(110,
-								0.22 * c->h),
+					  s->list[k].name,
+					  fmin(110, 0.22 * c->h),
 					  PANGO_ELLIPSIZE_END)))
 			return rc;
 		w = t.w;
@@ -271,8 +271,7 @@ static int draw_layers(struct chart *c, const void *arg)
 	}
 	chart_hline(c, pl, pr, pb, th->axis);
 	chart_text_draw_up(c, &ytitle, PAD + ytitle.h / 2,
-			   pt + ph / 2 - ytitle.w / 2,
-			   th->muted);
+			   pt + ph / 2 - ytitle.w / 2, th->muted);
 	rc = history_labels(c, xs, pb, 1, &band);
 done:
 	free(xs);
@@ -397,8 +396,7 @@ static int draw_survival_axes(struct chart *c, const struct survival_plot *P)
 		chart_vline(c, col, P->pb + 1, P->pb + 5, c->th->axis);
 		snprintf(buf, sizeof(buf), "%g", v);
 		if ((rc = chart_text_put(c, F_TICK, 0, buf, 0, col, P->pb + 7,
-					 0.5,
-					 0, c->th->muted, NULL, NULL)))
+					 0.5, 0, c->th->muted, NULL, NULL)))
 			return rc;
 	}
 	chart_hline(c, P->pl, P->pr, P->pb, c->th->axis);

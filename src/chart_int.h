@@ -191,6 +191,8 @@ int chart_xlabels_layout(struct xlabels *L, struct chart *c,
 			 const struct chart_groups *g, const struct bars *b);
 void chart_xlabels_draw(struct chart *c, const struct xlabels *L,
 			const struct bars *b, double pb);
+int chart_y_grid(struct chart *c, double step, double ymax, double pl,
+		 double pr, double pb, double ph);
 void chart_bars_place(struct bars *b, double pl, double pr, size_t n,
 		      size_t nrel);
 void chart_hbars_release(struct hbars *h);

@@ -683,6 +683,32 @@ void chart_xlabels_draw(struct chart *c, const struct xlabels *L,
 	}
 }
 
+/*
+ * Grid lines and y ticks of a plot of shares from pb (0) up to pb - ph
+ * (ymax), a tick every `step`: the charts of releases and of years.
+ */
+int chart_y_grid(struct chart *c, double step, double ymax, double pl,
+		 double pr, double pb, double ph)
+{
+	char buf[64];
+	size_t i;
+	int rc;
+
+	for (i = 0; step * (double)i <= ymax + 1e-9; i++) {
+		double v = step * (double)i;
+		double row = round(pb - v / ymax * ph);
+
+		if (i)
+			chart_hline(c, pl, pr, row, c->th->grid);
+		chart_fmt_tick(buf, sizeof(buf), v);
+		if ((rc = chart_text_put(c, F_TICK, 0, buf, 0, pl - 7,
+					 row + 0.5, 1, 0.5, c->th->muted, NULL,
+					 NULL)))
+			return rc;
+	}
+	return 0;
+}
+
 /* The slots of n bars from pl to pr, the unreleased ones after a gap. */
 void chart_bars_place(struct bars *b, double pl, double pr, size_t n,
 		      size_t nrel)
@@ -724,8 +750,8 @@ int chart_hbars_labels(struct hbars *h, struct chart *c)
 
 		rc = chart_text_make(&h->labels[i], c, F_LABEL, !r->path,
 				     special ? buf : r->path,
-				     fmax(60,
-					  0.28 * c->w), PANGO_ELLIPSIZE_MIDDLE);
+				     fmax(60, 0.28 * c->w),
+				     PANGO_ELLIPSIZE_MIDDLE);
 		if (rc)
 			return rc;
 		h->label_w = fmax(h->label_w, h->labels[i].w);
@@ -812,8 +838,7 @@ int chart_subsystems_axis(struct chart *c, const struct hbars *h,
 			return rc;
 	}
 	chart_text_draw(c, xtitle, h->pl + pw / 2, h->pb + 6 + tick_h + 5, 0.5,
-			0,
-			c->th->muted);
+			0, c->th->muted);
 	return 0;
 }
 

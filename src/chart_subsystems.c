@@ -333,8 +333,7 @@ static int draw_subsystems_stack(struct chart *c, const void *arg)
 			goto done;
 	}
 	if ((rc = chart_text_put(c, F_VALUE, 0, "lines", 0, h.pr + 5, h.pt - 3,
-				 0,
-				 1, th->muted, NULL, NULL)))
+				 0, 1, th->muted, NULL, NULL)))
 		goto done;
 	chart_hbars_draw_labels(c, &h);
 	chart_vline(c, h.pl - 1, h.pt, h.pb, th->axis);
@@ -349,8 +348,7 @@ static int draw_subsystems_stack(struct chart *c, const void *arg)
 			goto done;
 	}
 	chart_text_draw(c, &xtitle, h.pl + pw / 2, h.pb + 6 + tick_h + 5, 0.5,
-			0,
-			th->muted);
+			0, th->muted);
 	rc = 0;
 done:
 	chart_hbars_release(&h);

@@ -159,10 +159,10 @@ static int child_row(struct site *s, struct template_dict *sec,
 	TRY(template_dict_set(row, "FILES", c->is_dir ?
 			      util_count(c->nfiles).s : ""));
 	TRY(template_dict_set(row, "LINES", util_count(c->lines).s));
-	TRY(template_dict_set(row, "SHARE", util_percent(c->lines, dir_lines,
-							 2).s));
-	TRY(template_dict_set(row, "FIRST_SHARE", util_percent(c->first,
-							       c->lines, 2).s));
+	TRY(template_dict_set(row, "SHARE",
+			      util_percent(c->lines, dir_lines, 2).s));
+	TRY(template_dict_set(row, "FIRST_SHARE",
+			      util_percent(c->first, c->lines, 2).s));
 	TRY(template_dict_set(row, "BAR", util_percent(c->lines, most, 1).s));
 	TRY(template_dict_set(row, "OLD", util_percent(c->first, c->lines,
 						       1).s));
@@ -239,8 +239,8 @@ static int dir_top(struct site *s, struct template_dict *d, size_t i)
 	TRY(template_dict_set(d, "LINES", util_count(dir->lines).s));
 	TRY(site_set_counted(d, "N_LINES", dir->lines, "line", "lines"));
 	TRY(site_set_counted(d, "N_FILES", dir->nfiles, "file", "files"));
-	TRY(template_dict_set(d, "SHARE", util_percent(dir->lines,
-						       t->total_lines, 2).s));
+	TRY(template_dict_set(d, "SHARE",
+			      util_percent(dir->lines, t->total_lines, 2).s));
 	if (site_below_count(s, i)) {
 		TRY(template_dict_add(&sec, d, "UNTOUCHED"));
 		TRY(site_set_counted(sec, "N_FILES", site_below_count(s, i),

@@ -366,8 +366,7 @@ static int subsystems_alt(char **out, struct site *s)
 	if (asprintf(out, "Bar chart of the share of each subsystem's lines "
 		     "that %s wrote; the highest is %s at %s%%, and the "
 		     "whole tree's %s%% is a reference line. The table "
-		     "beside it has every value.", s->first,
-		     site_dir_label(b),
+		     "beside it has every value.", s->first, site_dir_label(b),
 		     util_percent(site_first_lines(s, b), b->lines, 1).s,
 		     util_percent(site_first_lines(s, root), root->lines,
 				  1).s) < 0) {
