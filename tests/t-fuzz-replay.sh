@@ -18,7 +18,13 @@ pkgs="libgit2 libdeflate zlib"
 # shellcheck disable=SC2086
 pkg-config --exists $pkgs || fail "missing pkg-config packages: $pkgs"
 
-pub=$(sed -n 's/^PUB_SRC *= *//p' "$root/Makefile")
+# PUB_SRC as make expands it (it holds wildcards).
+pub=$(make -s -C "$root" -f - print-pub-src <<'MK'
+include Makefile
+print-pub-src:
+	@echo $(PUB_SRC)
+MK
+)
 [ -n "$pub" ] || fail "no PUB_SRC in the Makefile"
 core=()
 for f in "$root"/src/*.c; do
