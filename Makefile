@@ -90,7 +90,7 @@ PKG_CFLAGS = $(eval PKG_CFLAGS := $$(call pkg_flags,cflags,$$(PKGS)))$(PKG_CFLAG
 CORE_LIBS  = $(eval CORE_LIBS := $$(call pkg_flags,libs,$$(CORE_PKGS)))$(CORE_LIBS)
 PUB_LIBS   = $(eval PUB_LIBS := $$(call pkg_flags,libs,$$(PUB_PKGS)))$(PUB_LIBS)
 
-PUB_SRC  = src/chart.c src/site.c src/template.cc
+PUB_SRC  = $(sort $(wildcard src/chart*.c src/site*.c)) src/names.c src/template.cc
 C_SRC    = $(filter-out $(PUB_SRC),$(sort $(wildcard src/*.c)))
 CORE_OBJ = $(C_SRC:src/%.c=$(BUILD)/%.o)
 PUB_OBJ  = $(patsubst src/%.cc,$(BUILD)/%.o,$(PUB_SRC:src/%.c=$(BUILD)/%.o))
@@ -109,13 +109,14 @@ strata: $(BUILD)/strata $(BUILD)/strata-publish.so FORCE
 		{ cp $(BUILD)/strata-publish.so strata-publish.so.tmp && \
 		  mv -f strata-publish.so.tmp strata-publish.so; }
 
-# -rdynamic: strata-publish.so calls the binary's error_*() and names_*().
-$(BUILD)/strata: $(CORE_OBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -rdynamic -o $@ $(CORE_OBJ) $(CORE_LIBS) -lm \
-		$(SAN_LDFLAGS)
+# strata-publish.so calls back into the binary, which exports to it only
+# what src/publish.sym lists.
+$(BUILD)/strata: $(CORE_OBJ) src/publish.sym
+	$(CC) $(CFLAGS) $(LDFLAGS) -Wl,--dynamic-list=src/publish.sym -o $@ \
+		$(CORE_OBJ) $(CORE_LIBS) -lm $(SAN_LDFLAGS)
 
 $(BUILD)/strata-publish.so: $(PUB_OBJ)
-	$(CXX) $(CXXFLAGS) -shared -o $@ $(PUB_OBJ) $(PUB_LIBS) -lm
+	$(CXX) $(CXXFLAGS) $(LDFLAGS) -shared -o $@ $(PUB_OBJ) $(PUB_LIBS) -lm
 
 $(PUB_OBJ): PIC = -fPIC
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "strata/error.h"
+#include "strata/util.h"
 
 const char *const names_reserved[] = {
 	"index", "releases", "untouched", "history", "authors", "root",
@@ -211,20 +212,13 @@ static size_t taken_find(const struct taken *t, const char *s, int *found)
 /* Add s unless taken; 1 if added, 0 if taken, < 0 on error. */
 static int taken_add(struct taken *t, const char *s)
 {
-	int found;
+	int found, rc;
 	size_t at = taken_find(t, s, &found);
 
 	if (found)
 		return 0;
-	if (t->n == t->alloc) {
-		size_t alloc = t->alloc ? 2 * t->alloc : 16;
-		const char **v = realloc(t->v, alloc * sizeof(*v));
-
-		if (!v)
-			return error_oom();
-		t->v = v;
-		t->alloc = alloc;
-	}
+	if ((rc = UTIL_GROW(t->v, t->alloc, t->n + 1)) < 0)
+		return rc;
 	memmove(t->v + at + 1, t->v + at, (t->n - at) * sizeof(*t->v));
 	t->v[at] = s;
 	t->n++;
@@ -413,15 +407,8 @@ static int collect(struct names *n, const struct tally *t)
 			continue;
 		do {
 			s = strchr(s + 1, '/');
-			if (np == alloc) {
-				char **v = realloc(paths, 2 * alloc *
-						   sizeof(*v));
-
-				if (!v)
-					goto oom;
-				paths = v;
-				alloc *= 2;
-			}
+			if (UTIL_GROW(paths, alloc, np + 1) < 0)
+				goto oom;
 			paths[np] = s ? strndup(p, (size_t)(s - p)) :
 				    strdup(p);
 			if (!paths[np++])

@@ -45,6 +45,30 @@ static void *open_object(const char *path, char *why, size_t whylen)
 	return h;
 }
 
+/*
+ * The table of the loaded object `h`, if its interface is this binary's.
+ * The number decides, not the version: an object built from other
+ * sources with the same interface works. One from before interfaces had
+ * numbers must be of this very version, as it always had to be.
+ */
+static int check_object(void *h, const struct publish_api **api)
+{
+	const int *abi = dlsym(h, PUBLISH_ABI_SYMBOL);
+
+	*api = dlsym(h, PUBLISH_SYMBOL);
+	if (!*api)
+		return error_set("unable to load '%s': %s not found",
+				 PUBLISH_OBJECT, PUBLISH_SYMBOL);
+	if (!abi && strcmp((*api)->version, STRATA_VERSION))
+		return error_set("'%s' is from strata %s, not %s",
+				 PUBLISH_OBJECT, (*api)->version,
+				 STRATA_VERSION);
+	if (!abi || *abi != PUBLISH_ABI)
+		return error_set("%s has interface %d, this strata needs %d",
+				 PUBLISH_OBJECT, abi ? *abi : 0, PUBLISH_ABI);
+	return 0;
+}
+
 int publish_load(const struct publish_api **out)
 {
 	static const char *const beside_binary[] = {
@@ -54,6 +78,7 @@ int publish_load(const struct publish_api **out)
 	const struct publish_api *api;
 	void *h = NULL;
 	ssize_t n;
+	int rc;
 
 	*out = NULL;
 	if (!loaded && &strata_publish_api)
@@ -86,14 +111,7 @@ int publish_load(const struct publish_api **out)
 		return error_set("'%s' not found beside the strata binary nor "
 				 "in '%s'", PUBLISH_OBJECT, STRATA_LIBDIR);
 	}
-	api = dlsym(h, PUBLISH_SYMBOL);
-	if (!api || strcmp(api->version, STRATA_VERSION) != 0) {
-		int rc = !api ? error_set("unable to load '%s': %s not found",
-					  PUBLISH_OBJECT, PUBLISH_SYMBOL)
-			      : error_set("'%s' is from strata %s, not %s",
-					  PUBLISH_OBJECT, api->version,
-					  STRATA_VERSION);
-
+	if ((rc = check_object(h, &api)) < 0) {
 		dlclose(h);
 		return rc;
 	}

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Charts: build tests/unit/chart_test.c against src/chart.c and run its
+# Charts: build tests/unit/chart_test.c against src/chart*.c and run its
 # checks (sizes, pixels, edge cases, determinism in one process); then
 # well-formed SVG, byte-identical output from two processes, nothing on
 # stderr, and a clear failure when the font is missing.

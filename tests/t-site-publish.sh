@@ -1,7 +1,8 @@
 #!/bin/bash
 # Publishing DIR: built beside it and swapped in, so a failed or killed run
 # leaves the previous report whole; files strata did not write are never
-# deleted or replaced; a foreign non-empty DIR needs --force.
+# deleted or replaced; a foreign non-empty DIR needs --force. A
+# strata-publish.so of another interface is refused.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/site-lib.sh"
 TESTS=$(cd "$(dirname "$0")" && pwd)
@@ -155,8 +156,35 @@ killed_run() {
 		{ echo "$building runs left a build directory, not 7"; return 1; }
 }
 
+# strata-publish.so of another interface (include/strata/publish.h) is
+# refused with one clear line, before any work; and the binary exports to
+# the object only what src/publish.sym lists.
+other_interface() {
+	local root=$TESTS/.. abi sym
+	abi=$(sed -n 's/^#define PUBLISH_ABI \([0-9]*\)$/\1/p' \
+		"$root/include/strata/publish.h")
+	[ -n "$abi" ] || { echo "no PUBLISH_ABI in publish.h"; return 1; }
+	mkdir alone
+	cp "$STRATA" alone/strata
+	cat >other.c <<'C'
+#include "strata/publish.h"
+const int strata_publish_abi = PUBLISH_ABI + 1;
+const struct publish_api strata_publish_api = { STRATA_VERSION, 0, 0, 0, 0 };
+C
+	${CC:-cc} -shared -fPIC -I"$root/include" -DSTRATA_VERSION='"x"' \
+		-o alone/strata-publish.so other.c
+	expect 1 "strata-publish\.so has interface $((abi + 1)), this strata needs $abi\$" \
+		alone/strata report "$REPO" --out rep
+	[ ! -e rep ] || { echo "a refused object left 'rep'"; return 1; }
+	for sym in $(nm -D --defined-only "$STRATA" | awk '$2 == "T" { print $3 }'); do
+		grep -Eq "^[[:space:]]*$sym;" "$root/src/publish.sym" ||
+			{ echo "exported but not in publish.sym: $sym"; return 1; }
+	done
+}
+
 run_case second_run second_run
 run_case refuse_foreign refuse_foreign
 run_case failed_run failed_run
 run_case killed_run killed_run
+run_case other_interface other_interface
 finish

@@ -1,6 +1,7 @@
 /*
  * names: the file names of a report's pages and charts of directories,
- * and readable unique ids for anchors.
+ * and readable unique ids for anchors. Only the charts and the pages
+ * need them, so names.c is built into strata-publish.so (publish.h).
  *
  * A directory's page is named after its path, one file-name component
  * per directory level, so that a person can type and share it:
@@ -31,9 +32,9 @@
  *     longest names make less than 1.2 KB.
  *
  * Stems use only [A-Za-z0-9._-], so a name is a valid relative URL as it
- * is; whoever adds to a name (chart.c: `@2x.png`, `@narrow.svg`) adds a
- * byte no stem holds first, `@`, so that no two files can meet. The same
- * tally gives the same names, in chart.c and site.c alike. Pages other
+ * is; whoever adds to a name (chart_out.c: `@2x.png`, `@narrow.svg`) adds
+ * a byte no stem holds first, `@`, so that no two files can meet. The
+ * same tally gives the same names, in the charts and the pages alike. Pages other
  * modules add at the top of a report must be listed in names_reserved[]
  * so that no directory takes their name.
  */
@@ -56,7 +57,7 @@ extern const char *const names_reserved[];
 enum names_kind {
 	NAMES_PAGE,    /* "arch/x86.html", relative to the report */
 	NAMES_CHART,   /* "dir-arch/x86", relative to img/, without the
-			  .svg/.png/@2x.png that chart.c adds */
+			  .svg/.png/@2x.png that chart_out.c adds */
 	NAMES_HISTORY_CHART, /* "history-dir-arch", the same for the
 				layers of a subsystem (snapshots.h) */
 };

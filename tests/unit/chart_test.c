@@ -1,7 +1,7 @@
 /*
  * chart_test: draws the charts of hand-built tallies and checks the
  * files: sizes, SVG headers, pixels, edge cases, determinism. Links
- * src/chart.c, src/error.c, src/names.c and src/tally.c.
+ * src/chart*.c, src/error.c, src/names.c and src/tally.c.
  *
  *   chart_test check DIR        run the checks, writing under DIR
  *   chart_test gen DIR          write a fixed set of charts (to compare

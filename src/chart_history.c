@@ -1,0 +1,637 @@
+/*
+ * chart history: the snapshots of the history as layers of rock (lines
+ * and shares by the release that wrote them, for the whole tree and per
+ * subsystem) and the survival of each release's lines.
+ */
+#include "chart_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strata/error.h"
+#include "strata/names.h"
+#include "strata/snapshots.h"
+
+/* ------------------------------------------------------------------ */
+/* Charts of the history: layers of rock, and survival */
+
+/* A stacked history: counts[k * nrel + r] lines of release r at snapshot k. */
+struct layers {
+	const char *title, *subtitle;
+	const uint64_t *counts;
+	const uint64_t *totals;       /* per snapshot */
+	int share;                    /* stacked to 100% */
+};
+
+/* Snapshot dates along x, never going back (REV may predate a tag). */
+static void history_xs(const struct snapshots *s, double pl, double pr,
+		       double *xs)
+{
+	double d0 = (double)s->list[0].date, last = d0, span;
+	size_t k;
+
+	for (k = 0; k < s->n; k++) {
+		last = fmax(last, (double)s->list[k].date);
+		xs[k] = last;
+	}
+	span = last - d0;
+	for (k = 0; k < s->n; k++)
+		xs[k] = s->n == 1 ? pr :
+			span > 0 ? pl + (xs[k] - d0) / span * (pr - pl) :
+			pl + (pr - pl) * (double)k / (double)(s->n - 1);
+}
+
+/*
+ * The x axis: under release snapshots their names, upright and thinned
+ * to what fits (REV always); under calendar snapshots, the years.
+ * *band is the height the labels take.
+ */
+static int history_labels(struct chart *c, const double *xs, double pb,
+			  int draw, double *band)
+{
+	const struct snapshots *s = c->t->history;
+	double next = -1e9, lab_h, w;
+	size_t k;
+	int rc;
+
+	if ((rc = chart_text_height(c, F_TICK, &lab_h)))
+		return rc;
+	*band = lab_h;
+	if (s->when != SNAPSHOTS_RELEASES) {
+		int y0 = chart_year_of(s->list[0].date), y1 = chart_year_of(
+			s->list[s->n - 1].date), step = 1, y;
+		double span = xs[s->n - 1] - xs[0];
+
+		while ((double)(y1 - y0) / step * 40 > span && step < 1000)
+			step = step == 1 ? 2 : step == 2 ? 5 : step * 2;
+		for (y = y0 - y0 % step + step; draw && y <= y1; y += step) {
+			double d0 = (double)s->list[0].date;
+			double d1 = (double)s->list[s->n - 1].date;
+			double ys = (double)chart_year_start(y);
+			double x = d1 > d0 ? xs[0] + (ys - d0) / (d1 - d0) *
+					  span : xs[0];
+			char buf[16];
+
+			if (x < xs[0] || x > xs[s->n - 1] + 0.5)
+				continue;
+			snprintf(buf, sizeof(buf), "%d", y);
+			chart_vline(c, floor(x), pb + 1, pb + 5, c->th->axis);
+			if ((rc = chart_text_put(c, F_TICK, 0, buf, 0, x,
+						 pb + 7, 0.5,
+						 0, c->th->text, NULL, NULL)))
+				return rc;
+		}
+		return 0;
+	}
+	*band = 0;
+	for (k = s->n; k-- > 0;) {
+		struct text t;
+
+		if (!s->list[k].is_rev && xs[k] > next - lab_h - 2)
+			continue;
+		if ((rc = chart_text_make(&t, c, F_TICK, s->list[k].is_rev,
+					  s->list[k].name,
+					  fmin(110, 0.22 * c->h),
+					  PANGO_ELLIPSIZE_END)))
+			return rc;
+		w = t.w;
+		*band = fmax(*band, w);
+		if (draw) {
+			chart_vline(c, floor(xs[k]), pb + 1, pb + 5,
+				    c->th->axis);
+			chart_text_draw_up(c, &t, fmin(xs[k], c->w - PAD / 2 -
+						       lab_h / 2), pb + 7,
+					   s->list[k].is_rev ? c->th->muted :
+							 c->th->text);
+		}
+		chart_text_free(&t);
+		next = xs[k];
+	}
+	return 0;
+}
+
+/* The y axis of lines or shares: ticks, grid, and the widest tick. */
+static void layers_tick(char *buf, size_t size, const struct layers *L,
+			double v)
+{
+	if (L->share)
+		chart_fmt_tick(buf, size, v);
+	else
+		chart_fmt_short(buf, size, (uint64_t)llround(v));
+}
+
+/*
+ * A hairline in the background's colour along the top of the releases
+ * below r (top[] holds their sums by now), so that neighbouring bands of
+ * close colours stay apart.
+ */
+static void layers_edge(struct chart *c, const struct layers *L,
+			const uint64_t *top, size_t r, const double *xs,
+			double pb, double ph, double ymax)
+{
+	const struct snapshots *s = c->t->history;
+	struct rgb bg = c->th->bg;
+	size_t k;
+
+	if (!r || s->n < 2)
+		return;
+	for (k = 0; k < s->n; k++) {
+		double v = L->share ? (L->totals[k] ? 100.0 * (double)top[k] /
+				       (double)L->totals[k] : 0) :
+			   (double)top[k];
+		double y = pb - v / ymax * ph;
+
+		if (k)
+			cairo_line_to(c->cr, xs[k], y);
+		else
+			cairo_move_to(c->cr, xs[k], y);
+	}
+	cairo_set_source_rgba(c->cr, bg.r / 255.0, bg.g / 255.0, bg.b / 255.0,
+			      0.35);
+	cairo_set_line_width(c->cr, 0.75);
+	cairo_stroke(c->cr);
+}
+
+/*
+ * The areas, newest release first, each from the baseline to its top
+ * (what it and every older release hold), so that no seam shows between
+ * neighbours. top[k] starts as snapshot k's whole and loses each release
+ * once drawn.
+ */
+static int layers_fill(struct chart *c, const struct layers *L,
+		       const double *xs, double pb, double ph, double ymax)
+{
+	const struct snapshots *s = c->t->history;
+	size_t nrel = c->t->nreleases, r, k;
+	uint64_t *top = malloc(s->n * sizeof(*top));
+
+	if (!top)
+		return error_oom();
+	for (k = 0; k < s->n; k++)
+		top[k] = L->totals[k];
+	for (r = nrel; r-- > 0;) {
+		int any = 0;
+
+		for (k = 0; k < s->n && !any; k++)
+			any = L->counts[k * nrel + r] != 0;
+		if (!any)
+			continue;
+		chart_set_rgb(c, chart_release_rgb(c->t, c->th, r));
+		cairo_move_to(c->cr, s->n == 1 ? xs[0] - 1 : xs[0], pb);
+		for (k = 0; k < s->n; k++) {
+			double v = L->share ? (L->totals[k] ? 100.0 *
+				(double)top[k] / (double)L->totals[k] : 0) :
+				(double)top[k];
+			double y = pb - v / ymax * ph;
+
+			if (s->n == 1)
+				cairo_line_to(c->cr, xs[0] - 1, y);
+			cairo_line_to(c->cr, xs[k], y);
+			top[k] -= L->counts[k * nrel + r];
+		}
+		cairo_line_to(c->cr, xs[s->n - 1], pb);
+		cairo_close_path(c->cr);
+		cairo_fill(c->cr);
+	}
+	/* The edges over the areas, from the top down again. */
+	for (k = 0; k < s->n; k++)
+		top[k] = L->totals[k];
+	for (r = nrel; r-- > 1;) {
+		for (k = 0; k < s->n; k++)
+			top[k] -= L->counts[k * nrel + r];
+		layers_edge(c, L, top, r, xs, pb, ph, ymax);
+	}
+	free(top);
+	return 0;
+}
+
+static int draw_layers(struct chart *c, const void *arg)
+{
+	const struct layers *L = arg;
+	const struct snapshots *s = c->t->history;
+	const struct theme *th = c->th;
+	struct text ytitle = { 0 };
+	double top, bottom, legend_h, maxv = 0, step, ymax, tick_w = 0, w;
+	double band, pl, pr, pt, pb, ph, *xs = NULL;
+	char buf[64];
+	size_t k, i;
+	int rc;
+
+	if ((rc = chart_draw_frame(c, L->title, L->subtitle, &top, &bottom)))
+		return rc;
+	for (k = 0; k < s->n; k++)
+		maxv = fmax(maxv, (double)L->totals[k]);
+	if (!maxv)
+		return chart_draw_message(c, "no lines", top, bottom);
+	if ((rc = chart_draw_legend(c, top - 2, &legend_h)))
+		return rc;
+	maxv = L->share ? 100 : maxv;
+	step = chart_nice_step(maxv, c->h < 360 ? 4 : 5);
+	ymax = L->share ? 100 : chart_nice_max(maxv, step);
+	for (i = 0; step * (double)i <= ymax + 1e-9; i++) {
+		layers_tick(buf, sizeof(buf), L, step * (double)i);
+		if ((rc = chart_text_width(c, F_TICK, 0, buf, &w)))
+			return rc;
+		tick_w = fmax(tick_w, w);
+	}
+	if ((rc = chart_text_make(&ytitle, c, F_AXIS, 0,
+				  L->share ? "share of lines"
+				  : "lines", 0, PANGO_ELLIPSIZE_NONE)))
+		return rc;
+	if (!(xs = malloc(s->n * sizeof(*xs)))) {
+		rc = error_oom();
+		goto done;
+	}
+	pl = round(PAD + ytitle.h + 8 + tick_w + 7);
+	pr = round(c->w - PAD - 4);
+	history_xs(s, pl, pr, xs);
+	if ((rc = history_labels(c, xs, 0, 0, &band)))
+		goto done;
+	pt = round(top + legend_h + 12);
+	pb = round(bottom - band - 12);
+	ph = pb - pt;
+	if (ph < 20 || pr - pl < 40) {
+		rc = error_set("chart '%s' has no room for its plot", L->title);
+		goto done;
+	}
+	if ((rc = layers_fill(c, L, xs, pb, ph, ymax)))
+		goto done;
+	for (i = 0; step * (double)i <= ymax + 1e-9; i++) {
+		double v = step * (double)i, row = round(pb - v / ymax * ph);
+
+		if (i && v < ymax)
+			chart_hline(c, pl, pr, row, th->grid);
+		layers_tick(buf, sizeof(buf), L, v);
+		if ((rc = chart_text_put(c, F_TICK, 0, buf, 0, pl - 7,
+					 row + 0.5, 1,
+					 0.5, th->muted, NULL, NULL)))
+			goto done;
+	}
+	chart_hline(c, pl, pr, pb, th->axis);
+	chart_text_draw_up(c, &ytitle, PAD + ytitle.h / 2,
+			   pt + ph / 2 - ytitle.w / 2, th->muted);
+	rc = history_labels(c, xs, pb, 1, &band);
+done:
+	free(xs);
+	chart_text_free(&ytitle);
+	return rc;
+}
+
+/* The releases whose curves stand out: the oldest and the newest three. */
+static int survival_emphasis(const struct snapshots *s, size_t r,
+			     size_t nrel)
+{
+	size_t first = nrel, shown = 0, i;
+
+	for (i = 0; i < nrel; i++)
+		if (s->survival[i].base != SNAPSHOT_NONE) {
+			if (first == nrel)
+				first = i;
+		}
+	if (r == first)
+		return 1;
+	for (i = nrel; i-- > r + 1;)
+		if (s->survival[i].base != SNAPSHOT_NONE &&
+		    s->survival[i].base + 1 < s->n)
+			shown++;
+	return shown < 3 && s->survival[r].base + 1 < s->n;
+}
+
+/* The survival chart's plot: its box and its scales. */
+struct survival_plot {
+	double pl, pr, pt, pb;
+	double xmax, ymax;        /* in units of time; percent */
+	double unit;              /* seconds in a unit: a year, month or day */
+	const char *unit_name;
+};
+
+static double survival_x(const struct survival_plot *P,
+			 const struct snapshots *s, size_t r, size_t k)
+{
+	double t = ((double)s->list[k].date -
+		    (double)s->list[s->survival[r].base].date) / P->unit;
+
+	return P->pl + fmin(fmax(t, 0), P->xmax) / P->xmax * (P->pr - P->pl);
+}
+
+static double survival_y(const struct survival_plot *P,
+			 const struct snapshots *s, size_t r, size_t k)
+{
+	return P->pb - fmin(snapshots_share(s, r, k), P->ymax) / P->ymax *
+			       (P->pb - P->pt);
+}
+
+/* One release's curve, from its base snapshot on. */
+static void survival_curve(struct chart *c, const struct survival_plot *P,
+			   size_t r)
+{
+	const struct snapshots *s = c->t->history;
+	size_t k;
+
+	for (k = s->survival[r].base; k < s->n; k++) {
+		double x = survival_x(P, s, r, k), y = survival_y(P, s, r, k);
+
+		if (k == s->survival[r].base)
+			cairo_move_to(c->cr, x, y);
+		else
+			cairo_line_to(c->cr, x, y);
+	}
+	cairo_stroke(c->cr);
+}
+
+/* The scales: time in years, months or days as the span asks; shares
+ * up to 100%, or more (to 200%) when a release grew. */
+static void survival_scales(struct survival_plot *P,
+			    const struct snapshots *s)
+{
+	double span = 0, ymax = 100;
+	size_t r, k;
+
+	for (r = 0; r < s->nreleases; r++) {
+		size_t b = s->survival[r].base;
+
+		if (b == SNAPSHOT_NONE)
+			continue;
+		span = fmax(span, (double)s->list[s->n - 1].date -
+				  (double)s->list[b].date);
+		for (k = b; k < s->n; k++)
+			ymax = fmax(ymax, snapshots_share(s, r, k));
+	}
+	P->ymax = fmin(200, ceil(ymax / 25) * 25);
+	P->unit = 365.25 * 86400;
+	P->unit_name = "years since the release";
+	if (span < 2 * P->unit) {
+		P->unit = 30.4375 * 86400;
+		P->unit_name = "months since the release";
+	}
+	if (span < 60 * 86400.0) {
+		P->unit = 86400;
+		P->unit_name = "days since the release";
+	}
+	P->xmax = span > 0 ? span / P->unit : 1;
+}
+
+static int draw_survival_axes(struct chart *c, const struct survival_plot *P)
+{
+	double xstep = chart_nice_step(P->xmax, 8), v;
+	char buf[32];
+	int rc;
+
+	for (v = 0; v <= P->ymax + 1e-9; v += 25) {
+		double row = round(P->pb - v / P->ymax * (P->pb - P->pt));
+
+		if (v > 0)
+			chart_hline(c, P->pl, P->pr, row, c->th->grid);
+		chart_fmt_tick(buf, sizeof(buf), v);
+		if ((rc = chart_text_put(c, F_TICK, 0, buf, 0, P->pl - 7,
+					 row + 0.5,
+					 1, 0.5, c->th->muted, NULL, NULL)))
+			return rc;
+	}
+	for (v = 0; v <= P->xmax + 1e-9; v += xstep) {
+		double col = round(P->pl + v / P->xmax * (P->pr - P->pl));
+
+		chart_vline(c, col, P->pb + 1, P->pb + 5, c->th->axis);
+		snprintf(buf, sizeof(buf), "%g", v);
+		if ((rc = chart_text_put(c, F_TICK, 0, buf, 0, col, P->pb + 7,
+					 0.5, 0, c->th->muted, NULL, NULL)))
+			return rc;
+	}
+	chart_hline(c, P->pl, P->pr, P->pb, c->th->axis);
+	return 0;
+}
+
+/* A label at the end of a bold curve. */
+struct end_label {
+	size_t r;
+	double x, y;
+};
+
+static int end_label_cmp(const void *a, const void *b)
+{
+	const struct end_label *x = a, *y = b;
+
+	if (x->y != y->y)
+		return x->y < y->y ? -1 : 1;
+	return x->r < y->r ? -1 : x->r > y->r;
+}
+
+/* The bold curves' names at their ends, moved apart where they meet. */
+static int survival_labels(struct chart *c, const struct survival_plot *P)
+{
+	const struct snapshots *s = c->t->history;
+	struct end_label v[4];
+	size_t n = 0, r, i;
+	double h;
+	int rc;
+
+	if ((rc = chart_text_height(c, F_VALUE, &h)))
+		return rc;
+	for (r = 0; r < s->nreleases && n < 4; r++)
+		if (s->survival[r].base != SNAPSHOT_NONE &&
+		    survival_emphasis(s, r, s->nreleases))
+			v[n++] = (struct end_label){ r,
+				survival_x(P, s, r, s->n - 1),
+				survival_y(P, s, r, s->n - 1) };
+	qsort(v, n, sizeof(*v), end_label_cmp);
+	for (i = 1; i < n; i++)
+		v[i].y = fmax(v[i].y, v[i - 1].y + h);
+	for (i = 0; i < n; i++) {
+		int right = v[i].x + 4 > c->w - PAD - 40;
+
+		if ((rc = chart_text_put(c, F_VALUE, 0,
+					 c->t->releases[v[i].r].name,
+					 90, right ? v[i].x - 4 : v[i].x + 4,
+					 v[i].y, right, 0.5, c->th->text, NULL,
+					 NULL)))
+			return rc;
+	}
+	return 0;
+}
+
+static void survival_curves(struct chart *c, const struct survival_plot *P)
+{
+	const struct snapshots *s = c->t->history;
+	size_t nrel = c->t->nreleases, r;
+	int pass;
+
+	cairo_save(c->cr);
+	cairo_rectangle(c->cr, P->pl, P->pt - 2, P->pr - P->pl + 2,
+			P->pb - P->pt + 2);
+	cairo_clip(c->cr);
+	cairo_set_line_join(c->cr, CAIRO_LINE_JOIN_ROUND);
+	for (pass = 0; pass < 2; pass++)
+		for (r = 0; r < nrel; r++) {
+			struct rgb col = chart_release_rgb(c->t, c->th, r);
+
+			if (s->survival[r].base == SNAPSHOT_NONE ||
+			    survival_emphasis(s, r, nrel) != pass)
+				continue;
+			cairo_set_source_rgba(c->cr, col.r / 255.0,
+					      col.g / 255.0, col.b / 255.0,
+					      pass ? 1.0 : 0.45);
+			cairo_set_line_width(c->cr, pass ? 2.5 : 1.0);
+			survival_curve(c, P, r);
+		}
+	cairo_restore(c->cr);
+}
+
+static int draw_survival(struct chart *c, const void *arg)
+{
+	const struct snapshots *s = c->t->history;
+	struct survival_plot P;
+	double top, bottom, tick_h, w;
+	int rc;
+
+	(void)arg;
+	if ((rc = chart_draw_frame(c, "How long each release's lines live",
+				   "Share of each release's lines still there "
+				   "at each later snapshot; the oldest and the "
+				   "newest releases drawn bold", &top,
+				   &bottom)))
+		return rc;
+	survival_scales(&P, s);
+	if ((rc = chart_text_height(c, F_TICK, &tick_h)) ||
+	    (rc = chart_text_width(c, F_TICK, 0, "200%", &w)))
+		return rc;
+	P.pl = round(PAD + w + 8);
+	P.pr = round(c->w - PAD - 60);
+	P.pt = round(top + 6);
+	P.pb = round(bottom - 2 * tick_h - 16);
+	if (P.pb - P.pt < 20 || P.pr - P.pl < 40)
+		return error_set("chart 'survival' has no room for its plot");
+	if ((rc = draw_survival_axes(c, &P)) ||
+	    (rc = chart_text_put(c, F_AXIS, 0, P.unit_name, 0,
+				 (P.pl + P.pr) / 2,
+				 P.pb + tick_h + 12, 0.5, 0, c->th->muted, NULL,
+				 NULL)))
+		return rc;
+	survival_curves(c, &P);
+	return survival_labels(c, &P);
+}
+
+/* Counts of every snapshot, whole tree or one subsystem (SIZE_MAX). */
+static int layers_counts(uint64_t **counts, uint64_t **totals,
+			 const struct snapshots *s, size_t nrel, size_t sub)
+{
+	size_t k, i;
+
+	*counts = calloc(s->n * nrel + 1, sizeof(**counts));
+	*totals = calloc(s->n + 1, sizeof(**totals));
+	if (!*counts || !*totals)
+		return error_oom();
+	for (k = 0; k < s->n && sub == SIZE_MAX; k++) {
+		memcpy(*counts + k * nrel, s->list[k].by_release,
+		       nrel * sizeof(**counts));
+		(*totals)[k] = s->list[k].lines;
+	}
+	for (i = 0; i < s->nrows && sub != SIZE_MAX; i++) {
+		const struct snapshot_row *row = &s->rows[i];
+
+		if (row->subsystem != sub)
+			continue;
+		(*counts)[row->snapshot * nrel + row->release] += row->lines;
+		(*totals)[row->snapshot] += row->lines;
+	}
+	return 0;
+}
+
+static int chart_layers(struct charts *x, const char *name,
+			const char *share_name, size_t sub, const char *what)
+{
+	const struct snapshots *s = x->t->history;
+	struct layers L = { 0 };
+	uint64_t *counts = NULL, *totals = NULL;
+	char title[512], sub_title[512];
+	int rc;
+
+	if ((rc = layers_counts(&counts, &totals, s, x->t->nreleases, sub)))
+		goto done;
+	L.counts = counts;
+	L.totals = totals;
+	L.title = title;
+	L.subtitle = sub_title;
+	snprintf(title, sizeof(title), "%s by the release that wrote them, at "
+		 "each %s", what, s->when == SNAPSHOTS_RELEASES ? "release" :
+		 snapshots_when_name(s->when));
+	snprintf(sub_title, sizeof(sub_title), "Lines at %zu snapshots up to "
+		 "%s, each exactly as git blame gives them there; oldest "
+		 "release at the bottom", s->n, s->list[s->n - 1].name);
+	if ((rc = chart_emit(x, name, draw_layers, &L)))
+		goto done;
+	L.share = 1;
+	snprintf(title, sizeof(title), "%s by the release that wrote them, "
+		 "at each %s, in shares", what, s->when == SNAPSHOTS_RELEASES ?
+		 "release" : snapshots_when_name(s->when));
+	snprintf(sub_title, sizeof(sub_title), "The same at 100%%: the share "
+		 "of each release in the lines of each snapshot");
+	rc = chart_emit(x, share_name, draw_layers, &L);
+done:
+	free(counts);
+	free(totals);
+	return rc;
+}
+
+/* img/history*, img/survival*, and a history per subsystem. */
+/* The subsystem of snapshots `s` that is directory `path`, or SIZE_MAX. */
+static size_t history_subsystem(const struct snapshots *s, const char *path)
+{
+	size_t lo = 0, hi = s->nsubsystems;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(s->subsystems[mid], path);
+
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * img/history*, img/survival*, and the layers of each subsystem at REV
+ * that the snapshots hold (its page shows them).
+ */
+int chart_history(struct charts *x)
+{
+	const struct snapshots *s = x->t->history;
+	char *name = NULL, *share = NULL, what[600];
+	size_t i, sub;
+	int rc = 0;
+
+	if (!s || !s->n)
+		return 0;
+	if ((rc = chart_layers(x, "history", "history-share", SIZE_MAX,
+			       "Lines")) ||
+	    (rc = chart_emit(x, "survival", draw_survival, NULL)))
+		return rc;
+	for (i = 1; i < x->t->ndirs && !rc; i++) {
+		const char *path = x->t->dirs[i].path;
+
+		if (x->t->dirs[i].level != 1 ||
+		    (sub = history_subsystem(s, path)) == SIZE_MAX)
+			continue;
+		if ((rc = names_get(&name, x->names, path,
+				    NAMES_HISTORY_CHART)) < 0)
+			break;
+		if (asprintf(&share, "%s@share", name) < 0) {
+			share = NULL;
+			rc = error_oom();
+		} else {
+			snprintf(what, sizeof(what), "%.500s%s",
+				 strcmp(path, ".") ? path : "Root files",
+				 strcmp(path, ".") ? "/" : "");
+			rc = chart_layers(x, name, share, sub, what);
+		}
+		free(name);
+		free(share);
+		name = share = NULL;
+	}
+	return rc;
+}
