@@ -245,42 +245,57 @@ static int add_dir(struct odb *db, char *real)
 	return 1;
 }
 
-/* The object directories objdir/info/alternates names, relative ones
- * from objdir. */
+/* More is no list of object directories (git reads any size). */
+#define ALTERNATES_MAX ((size_t)1 << 20)
+
+/* One line of an alternates file: an object directory, maybe relative. */
+static int add_alternate(struct odb *db, const char *objdir, char *line,
+			 int depth)
+{
+	size_t l = strlen(line);
+	char *path;
+	int rc;
+
+	while (l && (line[l - 1] == '\n' || line[l - 1] == '\r'))
+		line[--l] = 0;
+	if (!l || line[0] == '#')
+		return 0;
+	if (line[0] == '/')
+		return odb_add_objects_dir(db, line, depth + 1);
+	if (asprintf(&path, "%s/%s", objdir, line) < 0)
+		return error_oom();
+	rc = odb_add_objects_dir(db, path, depth + 1);
+	free(path);
+	return rc;
+}
+
+/*
+ * The object directories objdir/info/alternates names, relative ones
+ * from objdir. Read as every file of a repository is (util_read_file()):
+ * a FIFO or a device there is an error, not a hang.
+ */
 static int add_alternates(struct odb *db, const char *objdir, int depth)
 {
-	size_t ol = strlen(objdir);
-	char *path = malloc(ol + 32), line[4096];
-	FILE *alt;
-	int rc = 0;
+	char *path, *data = NULL, *line, *save = NULL;
+	size_t len;
+	int rc;
 
-	if (!path)
+	if (asprintf(&path, "%s/info/alternates", objdir) < 0)
 		return error_oom();
-	snprintf(path, ol + 32, "%s/info/alternates", objdir);
-	alt = fopen(path, "re");
+	rc = util_read_file(&data, &len, path, ALTERNATES_MAX, NULL,
+			    UTIL_MISSING_OK);
 	free(path);
-	if (!alt)
-		return 0;
-	while (rc >= 0 && fgets(line, sizeof(line), alt)) {
-		size_t l = strlen(line);
-
-		while (l && (line[l - 1] == '\n' || line[l - 1] == '\r'))
-			line[--l] = 0;
-		if (!l || line[0] == '#')
-			continue;
-		if (line[0] == '/') {
-			rc = odb_add_objects_dir(db, line, depth + 1);
-			continue;
-		}
-		if (!(path = malloc(ol + l + 2))) {
-			rc = error_oom();
-			break;
-		}
-		snprintf(path, ol + l + 2, "%s/%s", objdir, line);
-		rc = odb_add_objects_dir(db, path, depth + 1);
-		free(path);
+	if (rc != 0)
+		return rc == UTIL_MISSING ? 0 : rc;
+	if (memchr(data, '\0', len)) {
+		free(data);
+		return error_set("'%s/info/alternates' holds a NUL byte",
+				 objdir);
 	}
-	fclose(alt);
+	for (line = strtok_r(data, "\n", &save); line && rc >= 0;
+	     line = strtok_r(NULL, "\n", &save))
+		rc = add_alternate(db, objdir, line, depth);
+	free(data);
 	return rc;
 }
 

@@ -16,6 +16,7 @@
 
 #include "strata/chart.h"
 #include "strata/error.h"
+#include "strata/util.h"
 #include "strata/names.h"
 #include "strata/publish.h"
 
@@ -53,27 +54,21 @@ static int readable(const char *dir, const char *name)
 static int check_pragma(const char *dir, const char *name)
 {
 	static const char pragma[] = SITE_PRAGMA;
-	char head[sizeof(pragma)];
-	char *p;
-	FILE *f;
+	char *p, *data = NULL;
 	size_t n;
-	int rc = 0;
+	int rc;
 
 	if (asprintf(&p, "%s/%s", dir, name) < 0)
 		return error_oom();
-	f = fopen(p, "rb");
-	if (!f) {
-		rc = error_set("unable to read template '%s': %s", p,
-			       strerror(errno));
-		goto done;
-	}
-	n = fread(head, 1, sizeof(pragma) - 1, f);
-	fclose(f);
-	if (n != sizeof(pragma) - 1 ||
-	    memcmp(head, pragma, sizeof(pragma) - 1))
+	/* Not fopen(): a FIFO among the templates would hang the run. */
+	rc = util_read_file(&data, &n, p, SITE_TEMPLATE_MAX, NULL, 0);
+	if (rc < 0)
+		error_prefix("unable to read template");
+	else if (n < sizeof(pragma) - 1 ||
+		 memcmp(data, pragma, sizeof(pragma) - 1))
 		rc = error_set("template '%s' does not start with %s", p,
 			       pragma);
-done:
+	free(data);
 	free(p);
 	return rc;
 }

@@ -30,6 +30,9 @@
 /* The stylesheet, copied from the templates' directory. */
 #define SITE_CSS "strata.css"
 
+/* A template or the stylesheet larger than this is refused. */
+#define SITE_TEMPLATE_MAX ((size_t)1 << 20)
+
 /* Run x; on an error, goto done with rc set. */
 #define TRY(x) do { if ((rc = (x)) < 0) goto done; } while (0)
 

@@ -14,6 +14,7 @@
 #include "strata/chart.h"
 #include "strata/cohorts.h"
 #include "strata/error.h"
+#include "strata/util.h"
 
 /* The report has the views of people (not --no-authors). */
 int site_has_authors(const struct site *s)
@@ -104,31 +105,14 @@ done:
 int site_copy_css(struct site *s)
 {
 	char *src, *data = NULL;
-	FILE *f;
-	long len;
-	int rc = 0;
+	size_t len;
+	int rc;
 
 	if (asprintf(&src, "%s/%s", s->o->templates_dir, SITE_CSS) < 0)
 		return error_oom();
-	f = fopen(src, "rb");
-	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET)) {
-		rc = error_set("unable to read '%s': %s", src, strerror(errno));
-		goto done;
-	}
-	data = malloc((size_t)len + 1);
-	if (!data) {
-		rc = error_oom();
-		goto done;
-	}
-	if (fread(data, 1, (size_t)len, f) != (size_t)len) {
-		rc = error_set("unable to read '%s'", src);
-		goto done;
-	}
-	rc = write_file(s->dir, SITE_CSS, data, (size_t)len);
-done:
-	if (f)
-		fclose(f);
+	if ((rc = util_read_file(&data, &len, src, SITE_TEMPLATE_MAX, NULL,
+				 0)) == 0)
+		rc = write_file(s->dir, SITE_CSS, data, len);
 	free(data);
 	free(src);
 	return rc;

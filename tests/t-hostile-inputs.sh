@@ -8,6 +8,7 @@
 # the answer.
 set -eu
 . "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
 
 # The paths of a blame, sorted.
 paths() {
@@ -170,10 +171,55 @@ case_mailmap_files() {
 		bounded "$STRATA" table . --by org --org-map zero-link
 }
 
+# objects/info/alternates was read with fopen() and fgets(): a FIFO there
+# hung every command, /dev/zero behind a link was read without end.
+case_alternates_files() {
+	two_commits
+	mkfifo fifo
+	ln -s "$PWD/fifo" .git/objects/info/alternates
+	expect 1 "'.*/alternates' is not a regular file" \
+		bounded "$STRATA" blame .
+	rm .git/objects/info/alternates
+	ln -s /dev/zero .git/objects/info/alternates
+	expect 1 "'.*/alternates' is not a regular file" \
+		bounded "$STRATA" table .
+	rm .git/objects/info/alternates
+	head -c $(((1 << 20) + 1)) /dev/zero | tr '\0' '\n' \
+		>.git/objects/info/alternates
+	expect 1 "'.*/alternates' is larger than 1 MiB" \
+		bounded "$STRATA" blame .
+	# An empty one, and one naming a directory that is not there, are
+	# no error, as for git.
+	printf '\n# a comment\n/no/such/dir\n' >.git/objects/info/alternates
+	bounded "$STRATA" blame . >out
+	[ -s out ]
+}
+
+# --templates DIR: a FIFO among the templates hung the report (fopen),
+# and ctemplate would read it too; refused before any work.
+case_templates_fifo() {
+	two_commits
+	mkdir tpl
+	cp "$here/../templates/"* tpl/
+	rm tpl/footer.tpl
+	mkfifo tpl/footer.tpl
+	expect 1 "unable to read template: '.*/footer.tpl' is not a regular file" \
+		bounded "$STRATA" report . --templates tpl --out rep
+	[ ! -e rep ]
+	rm tpl/footer.tpl tpl/strata.css
+	cp "$here/../templates/footer.tpl" tpl/
+	ln -s /dev/zero tpl/strata.css
+	expect 1 "'.*/strata.css' is not a regular file" \
+		bounded "$STRATA" report . --templates tpl --out rep
+	[ ! -e rep ]
+}
+
 run_case glob_include case_glob_include
 run_case glob_attr case_glob_attr
 run_case ignore_files case_ignore_files
 run_case ignore_parse case_ignore_parse
 run_case control_names case_control_names
 run_case mailmap_files case_mailmap_files
+run_case alternates_files case_alternates_files
+run_case templates_fifo case_templates_fifo
 finish
