@@ -319,8 +319,7 @@ static double survival_x(const struct survival_plot *P,
 static double survival_y(const struct survival_plot *P,
 			 const struct snapshots *s, size_t r, size_t k)
 {
-	return P->pb - fmin(snapshots_share(s, r, k), P->ymax) / P->ymax *
-			       (P->pb - P->pt);
+	return P->pb - snapshots_share(s, r, k) / P->ymax * (P->pb - P->pt);
 }
 
 /* One release's curve, from its base snapshot on. */
@@ -342,12 +341,12 @@ static void survival_curve(struct chart *c, const struct survival_plot *P,
 }
 
 /* The scales: time in years, months or days as the span asks; shares
- * up to 100%, or more (to 200%) when a release grew. */
+ * from 0 to 100% (snapshots_share() never passes 100%). */
 static void survival_scales(struct survival_plot *P,
 			    const struct snapshots *s)
 {
-	double span = 0, ymax = 100;
-	size_t r, k;
+	double span = 0;
+	size_t r;
 
 	for (r = 0; r < s->nreleases; r++) {
 		size_t b = s->survival[r].base;
@@ -356,10 +355,8 @@ static void survival_scales(struct survival_plot *P,
 			continue;
 		span = fmax(span, (double)s->list[s->n - 1].date -
 				  (double)s->list[b].date);
-		for (k = b; k < s->n; k++)
-			ymax = fmax(ymax, snapshots_share(s, r, k));
 	}
-	P->ymax = fmin(200, ceil(ymax / 25) * 25);
+	P->ymax = 100;
 	P->unit = 365.25 * 86400;
 	P->unit_name = "years since the release";
 	if (span < 2 * P->unit) {
@@ -494,7 +491,7 @@ static int draw_survival(struct chart *c, const void *arg)
 		return rc;
 	survival_scales(&P, s);
 	if ((rc = chart_text_height(c, F_TICK, &tick_h)) ||
-	    (rc = chart_text_width(c, F_TICK, 0, "200%", &w)))
+	    (rc = chart_text_width(c, F_TICK, 0, "100%", &w)))
 		return rc;
 	P.pl = round(PAD + w + 8);
 	P.pr = round(c->w - PAD - 60);

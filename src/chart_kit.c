@@ -105,15 +105,26 @@ size_t chart_released_count(const struct tally *t)
 	return n;
 }
 
+/*
+ * Release i takes the ramp at its rank among the releases that wrote
+ * something at REV (chart_release_wrote()), so that the pages, which
+ * ask with the whole tally, get the colours of the charts, which draw
+ * only those.
+ */
 struct rgb chart_release_rgb(const struct tally *t, const struct theme *th,
 			     size_t i)
 {
-	size_t n = chart_released_count(t);
+	size_t n = chart_released_count(t), rank = 0, m = 0, j;
 	double pos;
 
 	if (i >= n)
 		return th->unreleased;
-	pos = n > 1 ? (double)i / (double)(n - 1) : 0;
+	for (j = 0; j < n; j++)
+		if (j == i || chart_release_wrote(&t->releases[j])) {
+			rank += j < i;
+			m++;
+		}
+	pos = m > 1 ? (double)rank / (double)(m - 1) : 0;
 	return chart_ramp(th->lo + (th->hi - th->lo) * pos);
 }
 

@@ -1608,6 +1608,62 @@ static void check_history(const char *base)
 	free(b);
 }
 
+/* Names a, b, x, c: x is the one that wrote nothing, when there is one. */
+static const char *name_abxc(size_t i, size_t n)
+{
+	return n == 4 ? (const char *[]){ "a", "b", "x", "c" }[i]
+		      : (const char *[]){ "a", "b", "c" }[i];
+}
+
+/*
+ * A release that wrote nothing at REV (no commit of its history, no
+ * line: a maintenance tag of another branch) leaves every chart: with
+ * it, the charts are those of the same tally without it, byte for
+ * byte; and the colours the pages ask for are those of the charts.
+ */
+static void check_empty_release(const char *base)
+{
+	static const uint64_t c4[] = { 50, 30, 0, 20, 5 }, c3[] = { 50, 30,
+		20, 5 };
+	struct tally *t4 = fx_new(4, 1, name_abxc), *t3 = fx_new(3, 1,
+							       name_abxc);
+	struct release *r4, *r3;
+	char *a = subdir(base, "empty-a"), *b = subdir(base, "empty-b");
+	size_t i;
+
+	fx_dir(t4, "src", 1, c4);
+	fx_done(t4);
+	fx_dir(t3, "src", 1, c3);
+	fx_done(t3);
+	r4 = fx_dates(t4, 1000000000, 86400 * 100);
+	r3 = fx_dates(t3, 1000000000, 86400 * 100);
+	for (i = 0; i < 4; i++)
+		r4[i].commits = i == 2 ? 0 : 10;
+	for (i = 0; i < 3; i++)
+		r3[i].commits = 10;
+	CHECK(!chart_release_wrote(&t4->releases[2]) &&
+	      chart_release_wrote(&t4->releases[3]) &&
+	      chart_release_wrote(&t4->releases[4]),
+	      "chart_release_wrote() is wrong");
+	if (!write_charts(a, t4, &info_linux, 720, 480, 0) &&
+	    !write_charts(b, t3, &info_linux, 720, 480, 0))
+		check_same_dirs(a, b);
+	CHECK(release_rgb(t4, 1, 0) == release_rgb(t3, 1, 0) &&
+	      release_rgb(t4, 3, 0) == release_rgb(t3, 2, 0),
+	      "the pages' colours are not the charts' (%06x, %06x)",
+	      release_rgb(t4, 1, 0), release_rgb(t3, 1, 0));
+	/* with commits, a release without lines at REV stays */
+	r4[2].commits = 1;
+	CHECK(release_rgb(t4, 1, 0) != release_rgb(t3, 1, 0),
+	      "a release with commits left the ramp");
+	fx_free(t4);
+	fx_free(t3);
+	free(r4);
+	free(r3);
+	free(a);
+	free(b);
+}
+
 /* ------------------------------------------------------------------ */
 /* Years, authors, organisations */
 
@@ -1971,6 +2027,7 @@ int main(int argc, char **argv)
 		check_dark(argv[2]);
 		check_determinism(argv[2]);
 		check_history(argv[2]);
+		check_empty_release(argv[2]);
 		check_cohorts(argv[2]);
 		check_years_span(argv[2]);
 	} else {
