@@ -251,6 +251,22 @@ int chart_releases(struct charts *x);
 int chart_dirs(struct charts *x);
 int chart_subsystems(struct charts *x);
 int chart_history(struct charts *x);
+
+/* The survival chart's names at the ends of their curves (chart_history.c):
+ * at most SURVIVAL_CURVES curves, each named; a name moves at most
+ * SURVIVAL_REACH lines off its curve's end. */
+#define SURVIVAL_CURVES 16
+#define SURVIVAL_REACH 8
+
+struct end_label {
+	size_t r;               /* release */
+	double ex, ey;          /* the end of its curve */
+	double x, y, w, h;      /* its box, when placed */
+	int placed;
+};
+
+void chart_labels_place(struct end_label *v, size_t n, double x0,
+			double x1, double y0, double y1);
 int chart_cohorts(struct charts *x);
 
 /* ---- chart_out.c ------------------------------------------------------ */

@@ -1498,6 +1498,49 @@ static void check_palette(void)
 	}
 }
 
+/*
+ * The survival chart's names: three curves ending at one point (git's
+ * 2.27, 2.28, 2.29 at x = 0) get three boxes apart; of fifty, those that
+ * find no room within reach are left out (and so are their curves), the
+ * first ones placed; a name without room on the right goes left; none
+ * leaves the plot's box.
+ */
+static void check_end_labels(void)
+{
+	struct end_label v[50];
+	size_t i, j, n, placed;
+
+	for (n = 3; n <= 50; n += 47) {
+		memset(v, 0, sizeof(v));
+		for (i = 0; i < n; i++)
+			v[i] = (struct end_label){ .r = i, .ex = 60, .ey = 60,
+				.w = 30, .h = 12 };
+		chart_labels_place(v, n, 14, 706, 50, 400);
+		for (i = placed = 0; i < n; i++) {
+			placed += v[i].placed;
+			if (!v[i].placed)
+				continue;
+			CHECK(v[i].x >= 14 && v[i].x + v[i].w <= 706 &&
+			      v[i].y >= 50 && v[i].y + v[i].h <= 400,
+			      "name %zu of %zu leaves the plot", i, n);
+			for (j = 0; j < i; j++)
+				CHECK(!v[j].placed || v[i].x >= v[j].x + v[j].w ||
+				      v[j].x >= v[i].x + v[i].w ||
+				      v[i].y >= v[j].y + v[j].h ||
+				      v[j].y >= v[i].y + v[i].h,
+				      "names %zu and %zu of %zu overlap", j, i,
+				      n);
+		}
+		CHECK(n == 3 ? placed == 3 : placed > 3 && placed < n &&
+		      v[0].placed && v[1].placed,
+		      "%zu of %zu names placed", placed, n);
+	}
+	v[0] = (struct end_label){ .ex = 700, .ey = 200, .w = 30, .h = 12 };
+	chart_labels_place(v, 1, 14, 706, 50, 400);
+	CHECK(v[0].placed && v[0].x + v[0].w < 700, "a name at the right "
+	      "edge is not left of its curve's end");
+}
+
 static const char *name_jq(size_t i, size_t n)
 {
 	static char buf[32];
@@ -2115,6 +2158,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "check")) {
 		check_palette();
 		check_legend();
+		check_end_labels();
 		check_bars(argv[2]);
 		check_subsystems(argv[2]);
 		check_few_subsystems(argv[2], 800, 450);
