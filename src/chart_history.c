@@ -279,26 +279,6 @@ done:
 	return rc;
 }
 
-/* The releases whose curves stand out: the oldest and the newest three. */
-static int survival_emphasis(const struct snapshots *s, size_t r,
-			     size_t nrel)
-{
-	size_t first = nrel, shown = 0, i;
-
-	for (i = 0; i < nrel; i++)
-		if (s->survival[i].base != SNAPSHOT_NONE) {
-			if (first == nrel)
-				first = i;
-		}
-	if (r == first)
-		return 1;
-	for (i = nrel; i-- > r + 1;)
-		if (s->survival[i].base != SNAPSHOT_NONE &&
-		    s->survival[i].base + 1 < s->n)
-			shown++;
-	return shown < 3 && s->survival[r].base + 1 < s->n;
-}
-
 /* The survival chart's plot: its box and its scales. */
 struct survival_plot {
 	double pl, pr, pt, pb;
@@ -319,8 +299,7 @@ static double survival_x(const struct survival_plot *P,
 static double survival_y(const struct survival_plot *P,
 			 const struct snapshots *s, size_t r, size_t k)
 {
-	return P->pb - fmin(snapshots_share(s, r, k), P->ymax) / P->ymax *
-			       (P->pb - P->pt);
+	return P->pb - snapshots_share(s, r, k) / P->ymax * (P->pb - P->pt);
 }
 
 /* One release's curve, from its base snapshot on. */
@@ -342,12 +321,12 @@ static void survival_curve(struct chart *c, const struct survival_plot *P,
 }
 
 /* The scales: time in years, months or days as the span asks; shares
- * up to 100%, or more (to 200%) when a release grew. */
+ * from 0 to 100% (snapshots_share() never passes 100%). */
 static void survival_scales(struct survival_plot *P,
 			    const struct snapshots *s)
 {
-	double span = 0, ymax = 100;
-	size_t r, k;
+	double span = 0;
+	size_t r;
 
 	for (r = 0; r < s->nreleases; r++) {
 		size_t b = s->survival[r].base;
@@ -356,10 +335,8 @@ static void survival_scales(struct survival_plot *P,
 			continue;
 		span = fmax(span, (double)s->list[s->n - 1].date -
 				  (double)s->list[b].date);
-		for (k = b; k < s->n; k++)
-			ymax = fmax(ymax, snapshots_share(s, r, k));
 	}
-	P->ymax = fmin(200, ceil(ymax / 25) * 25);
+	P->ymax = 100;
 	P->unit = 365.25 * 86400;
 	P->unit_name = "years since the release";
 	if (span < 2 * P->unit) {
@@ -403,98 +380,218 @@ static int draw_survival_axes(struct chart *c, const struct survival_plot *P)
 	return 0;
 }
 
-/* A label at the end of a bold curve. */
-struct end_label {
-	size_t r;
-	double x, y;
-};
-
-static int end_label_cmp(const void *a, const void *b)
+/* Whether box a meets box b, with a pixel between them. */
+static int label_meets(const struct end_label *a, const struct end_label *b)
 {
-	const struct end_label *x = a, *y = b;
-
-	if (x->y != y->y)
-		return x->y < y->y ? -1 : 1;
-	return x->r < y->r ? -1 : x->r > y->r;
+	return a->x < b->x + b->w + 1 && b->x < a->x + a->w + 1 &&
+	       a->y < b->y + b->h + 1 && b->y < a->y + a->h + 1;
 }
 
-/* The bold curves' names at their ends, moved apart where they meet. */
-static int survival_labels(struct chart *c, const struct survival_plot *P)
+/*
+ * Each name at the end of its curve (ex, ey), to the right or, without
+ * room there, to the left; where it would meet a name placed before, or
+ * leave the box x0..x1, y0..y1, moved up or down a line at a time (up
+ * to SURVIVAL_REACH lines), else left out (placed 0). Names earlier in
+ * v[] go first.
+ */
+void chart_labels_place(struct end_label *v, size_t n, double x0,
+			double x1, double y0, double y1)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		struct end_label *L = &v[i];
+
+		L->placed = 0;
+		for (k = 0; k <= 2 * SURVIVAL_REACH && !L->placed; k++) {
+			double d = (double)((k + 1) / 2) * (k % 2 ? 1 : -1);
+
+			L->y = round(L->ey - L->h / 2 + d * L->h);
+			L->x = round(L->ex + 5);
+			if (L->x + L->w > x1)
+				L->x = round(L->ex - 5 - L->w);
+			if (L->y < y0 || L->y + L->h > y1 || L->x < x0)
+				continue;
+			L->placed = 1;
+			for (j = 0; j < i && L->placed; j++)
+				if (v[j].placed && label_meets(L, &v[j]))
+					L->placed = 0;
+		}
+	}
+}
+
+/*
+ * The curves to try, most telling first: the oldest, the newest, then
+ * the others spread between (halves, quarters ...). A release whose base
+ * is the last snapshot has no curve.
+ */
+static size_t survival_order(const struct snapshots *s, size_t *out)
+{
+	size_t *c = malloc((s->nreleases + 1) * sizeof(*c));
+	char *taken;
+	size_t n = 0, m = 0, r, step;
+
+	taken = calloc(s->nreleases + 1, 1);
+	if (!c || !taken) {
+		free(c);
+		free(taken);
+		return SIZE_MAX;
+	}
+	for (r = 0; r < s->nreleases; r++)
+		if (s->survival[r].base != SNAPSHOT_NONE &&
+		    s->survival[r].base + 1 < s->n)
+			c[n++] = r;
+	for (step = n; n && step >= 1; step /= 2) {
+		size_t i;
+
+		for (i = 0; i < n; i += step) {
+			if (m == 1 && !taken[n - 1]) {
+				out[m++] = c[n - 1];
+				taken[n - 1] = 1;
+			}
+			if (!taken[i]) {
+				out[m++] = c[i];
+				taken[i] = 1;
+			}
+		}
+		if (step == 1)
+			break;
+	}
+	if (n && !taken[n - 1])
+		out[m++] = c[n - 1];
+	free(c);
+	free(taken);
+	return m;
+}
+
+/*
+ * The curves and their names: as many as can be named, up to
+ * SURVIVAL_CURVES, so that every line drawn has its name. *labels and
+ * *texts are the caller's to free.
+ */
+static int survival_layout(struct chart *c, const struct survival_plot *P,
+			   struct end_label **labels, struct text **texts,
+			   size_t *n, size_t *of)
 {
 	const struct snapshots *s = c->t->history;
-	struct end_label v[4];
-	size_t n = 0, r, i;
-	double h;
-	int rc;
+	size_t *order = malloc((s->nreleases + 1) * sizeof(*order));
+	struct end_label *v = NULL;
+	struct text *tx = NULL;
+	size_t m, i, k = 0;
+	int rc = 0;
 
-	if ((rc = chart_text_height(c, F_VALUE, &h)))
-		return rc;
-	for (r = 0; r < s->nreleases && n < 4; r++)
-		if (s->survival[r].base != SNAPSHOT_NONE &&
-		    survival_emphasis(s, r, s->nreleases))
-			v[n++] = (struct end_label){ r,
-				survival_x(P, s, r, s->n - 1),
-				survival_y(P, s, r, s->n - 1) };
-	qsort(v, n, sizeof(*v), end_label_cmp);
-	for (i = 1; i < n; i++)
-		v[i].y = fmax(v[i].y, v[i - 1].y + h);
-	for (i = 0; i < n; i++) {
-		int right = v[i].x + 4 > c->w - PAD - 40;
-
-		if ((rc = chart_text_put(c, F_VALUE, 0,
-					 c->t->releases[v[i].r].name,
-					 90, right ? v[i].x - 4 : v[i].x + 4,
-					 v[i].y, right, 0.5, c->th->text, NULL,
-					 NULL)))
-			return rc;
+	*labels = NULL;
+	*texts = NULL;
+	*n = *of = 0;
+	if (!order)
+		return error_oom();
+	if ((m = survival_order(s, order)) == SIZE_MAX) {
+		free(order);
+		return error_oom();
 	}
+	v = calloc(m + 1, sizeof(*v));
+	tx = calloc(m + 1, sizeof(*tx));
+	if (!v || !tx) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < m; i++) {
+		size_t r = order[i];
+
+		if ((rc = chart_text_make(&tx[i], c, F_VALUE, 0,
+					  c->t->releases[r].name, 90,
+					  PANGO_ELLIPSIZE_END)))
+			goto done;
+		v[i] = (struct end_label){ .r = r,
+			.ex = survival_x(P, s, r, s->n - 1),
+			.ey = survival_y(P, s, r, s->n - 1),
+			.w = tx[i].w, .h = tx[i].h };
+	}
+	chart_labels_place(v, m, PAD, c->w - PAD, P->pt - 6, P->pb - 1);
+	/* keep the placed, up to SURVIVAL_CURVES, their texts alongside */
+	for (i = 0; i < m; i++) {
+		if (!v[i].placed || k == SURVIVAL_CURVES) {
+			chart_text_free(&tx[i]);
+			continue;
+		}
+		v[k] = v[i];
+		tx[k++] = tx[i];
+	}
+	*n = k;
+	*of = m;
+done:
+	free(order);
+	if (rc) {
+		for (i = 0; i < m && tx; i++)
+			chart_text_free(&tx[i]);
+		free(v);
+		free(tx);
+		return rc;
+	}
+	*labels = v;
+	*texts = tx;
 	return 0;
 }
 
-static void survival_curves(struct chart *c, const struct survival_plot *P)
+/* The curves named, oldest under newest, and their names, with a leader
+ * from the curve's end to a name moved off it. */
+static void survival_draw(struct chart *c, const struct survival_plot *P,
+			  const struct end_label *v, const struct text *tx,
+			  size_t n)
 {
-	const struct snapshots *s = c->t->history;
-	size_t nrel = c->t->nreleases, r;
-	int pass;
+	size_t i, j;
 
 	cairo_save(c->cr);
 	cairo_rectangle(c->cr, P->pl, P->pt - 2, P->pr - P->pl + 2,
 			P->pb - P->pt + 2);
 	cairo_clip(c->cr);
 	cairo_set_line_join(c->cr, CAIRO_LINE_JOIN_ROUND);
-	for (pass = 0; pass < 2; pass++)
-		for (r = 0; r < nrel; r++) {
-			struct rgb col = chart_release_rgb(c->t, c->th, r);
-
-			if (s->survival[r].base == SNAPSHOT_NONE ||
-			    survival_emphasis(s, r, nrel) != pass)
-				continue;
-			cairo_set_source_rgba(c->cr, col.r / 255.0,
-					      col.g / 255.0, col.b / 255.0,
-					      pass ? 1.0 : 0.45);
-			cairo_set_line_width(c->cr, pass ? 2.5 : 1.0);
-			survival_curve(c, P, r);
-		}
+	cairo_set_line_width(c->cr, 2);
+	for (j = c->t->history->nreleases; j-- > 0;)
+		for (i = 0; i < n; i++)
+			if (v[i].r == j) {
+				chart_set_rgb(c, chart_release_rgb(c->t, c->th,
+								   j));
+				survival_curve(c, P, j);
+			}
 	cairo_restore(c->cr);
+	for (i = 0; i < n; i++) {
+		double cy = v[i].y + v[i].h / 2;
+		int left = v[i].x < v[i].ex;
+
+		if (fabs(cy - v[i].ey) > 1) {
+			chart_set_rgb(c, c->th->muted);
+			cairo_set_line_width(c->cr, 0.75);
+			cairo_move_to(c->cr, v[i].ex + (left ? -2 : 2),
+				      v[i].ey);
+			cairo_line_to(c->cr, left ? v[i].x + v[i].w + 1
+						  : v[i].x - 1, cy);
+			cairo_stroke(c->cr);
+		}
+		chart_text_draw(c, &tx[i], v[i].x, v[i].y, 0, 0, c->th->text);
+	}
 }
 
 static int draw_survival(struct chart *c, const void *arg)
 {
 	const struct snapshots *s = c->t->history;
 	struct survival_plot P;
+	struct end_label *v = NULL;
+	struct text *tx = NULL;
 	double top, bottom, tick_h, w;
+	char xtitle[160];
+	size_t n = 0, of = 0, i;
 	int rc;
 
 	(void)arg;
 	if ((rc = chart_draw_frame(c, "How long each release's lines live",
 				   "Share of each release's lines still there "
-				   "at each later snapshot; the oldest and the "
-				   "newest releases drawn bold", &top,
-				   &bottom)))
+				   "at each later snapshot, each curve named "
+				   "at its end", &top, &bottom)))
 		return rc;
 	survival_scales(&P, s);
 	if ((rc = chart_text_height(c, F_TICK, &tick_h)) ||
-	    (rc = chart_text_width(c, F_TICK, 0, "200%", &w)))
+	    (rc = chart_text_width(c, F_TICK, 0, "100%", &w)))
 		return rc;
 	P.pl = round(PAD + w + 8);
 	P.pr = round(c->w - PAD - 60);
@@ -502,14 +599,26 @@ static int draw_survival(struct chart *c, const void *arg)
 	P.pb = round(bottom - 2 * tick_h - 16);
 	if (P.pb - P.pt < 20 || P.pr - P.pl < 40)
 		return error_set("chart 'survival' has no room for its plot");
+	if ((rc = survival_layout(c, &P, &v, &tx, &n, &of)))
+		return rc;
+	/* the releases left out, when their names found no room */
+	if (n < of)
+		snprintf(xtitle, sizeof(xtitle), "%s (%zu of %zu releases)",
+			 P.unit_name, n, of);
+	else
+		snprintf(xtitle, sizeof(xtitle), "%s", P.unit_name);
 	if ((rc = draw_survival_axes(c, &P)) ||
-	    (rc = chart_text_put(c, F_AXIS, 0, P.unit_name, 0,
-				 (P.pl + P.pr) / 2,
+	    (rc = chart_text_put(c, F_AXIS, 0, xtitle, 0, (P.pl + P.pr) / 2,
 				 P.pb + tick_h + 12, 0.5, 0, c->th->muted, NULL,
 				 NULL)))
-		return rc;
-	survival_curves(c, &P);
-	return survival_labels(c, &P);
+		goto done;
+	survival_draw(c, &P, v, tx, n);
+done:
+	for (i = 0; i < n; i++)
+		chart_text_free(&tx[i]);
+	free(tx);
+	free(v);
+	return rc;
 }
 
 /* Counts of every snapshot, whole tree or one subsystem (SIZE_MAX). */

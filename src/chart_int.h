@@ -146,6 +146,10 @@ struct charts {
 extern const struct theme chart_theme_light;
 extern const struct theme chart_theme_dark;
 struct rgb chart_ramp(double t);
+/* Up to RAMP_PLAIN releases the ramp alone; beyond, every other release
+ * RAMP_LIGHTEN of the way to white. */
+#define RAMP_PLAIN 5
+#define RAMP_LIGHTEN 0.3
 size_t chart_released_count(const struct tally *t);
 struct rgb chart_release_rgb(const struct tally *t, const struct theme *th,
 			     size_t i);
@@ -205,6 +209,29 @@ double chart_share_x(const struct hbars *h, double v, double xmax);
 int chart_subsystems_axis(struct chart *c, const struct hbars *h,
 			  double step, double xmax, double tick_h,
 			  const struct text *xtitle);
+/* The legend of the releases: swatches up to LEGEND_SWATCHES releases,
+ * else a ramp named at some of its releases. */
+#define LEGEND_SWATCHES 20
+#define LEGEND_SWATCH 10.0
+#define LEGEND_LEADING 4.0
+
+struct legend_item {
+	size_t r;               /* release of t */
+	double x, y, w, h;      /* its box: swatch and name, or name */
+	struct text name;
+};
+
+struct legend {
+	struct legend_item *v;  /* in drawing order */
+	size_t n;
+	int ramp;               /* v[] are names under the ramp (and
+				   unreleased's entry, last) */
+	double rx0, rx1, ry;    /* the ramp's ends and top */
+	double h;               /* the height it takes */
+};
+
+int chart_legend_layout(struct legend *L, struct chart *c, double y);
+void chart_legend_release(struct legend *L);
 int chart_draw_legend(struct chart *c, double y, double *h);
 
 /* Calendar years in UTC, for the groups by year and the history's axis. */
@@ -224,6 +251,22 @@ int chart_releases(struct charts *x);
 int chart_dirs(struct charts *x);
 int chart_subsystems(struct charts *x);
 int chart_history(struct charts *x);
+
+/* The survival chart's names at the ends of their curves (chart_history.c):
+ * at most SURVIVAL_CURVES curves, each named; a name moves at most
+ * SURVIVAL_REACH lines off its curve's end. */
+#define SURVIVAL_CURVES 16
+#define SURVIVAL_REACH 8
+
+struct end_label {
+	size_t r;               /* release */
+	double ex, ey;          /* the end of its curve */
+	double x, y, w, h;      /* its box, when placed */
+	int placed;
+};
+
+void chart_labels_place(struct end_label *v, size_t n, double x0,
+			double x1, double y0, double y1);
 int chart_cohorts(struct charts *x);
 
 /* ---- chart_out.c ------------------------------------------------------ */

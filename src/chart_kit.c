@@ -105,16 +105,37 @@ size_t chart_released_count(const struct tally *t)
 	return n;
 }
 
+/*
+ * Release i takes the ramp at its rank among the releases that wrote
+ * something at REV (chart_release_wrote()), so that the pages, which
+ * ask with the whole tally, get the colours of the charts, which draw
+ * only those. Beyond RAMP_PLAIN releases, neighbours on the ramp are
+ * too close to tell apart (jq-1.5 and jq-1.6 of ten), so every other
+ * release is lightened: the bands alternate, and the ramp's order holds
+ * among the odd and among the even ones.
+ */
 struct rgb chart_release_rgb(const struct tally *t, const struct theme *th,
 			     size_t i)
 {
-	size_t n = chart_released_count(t);
+	size_t n = chart_released_count(t), rank = 0, m = 0, j;
+	struct rgb c;
 	double pos;
 
 	if (i >= n)
 		return th->unreleased;
-	pos = n > 1 ? (double)i / (double)(n - 1) : 0;
-	return chart_ramp(th->lo + (th->hi - th->lo) * pos);
+	for (j = 0; j < n; j++)
+		if (j == i || chart_release_wrote(&t->releases[j])) {
+			rank += j < i;
+			m++;
+		}
+	pos = m > 1 ? (double)rank / (double)(m - 1) : 0;
+	c = chart_ramp(th->lo + (th->hi - th->lo) * pos);
+	if (m > RAMP_PLAIN && rank % 2) {
+		c.r = (unsigned char)lround(c.r + (255 - c.r) * RAMP_LIGHTEN);
+		c.g = (unsigned char)lround(c.g + (255 - c.g) * RAMP_LIGHTEN);
+		c.b = (unsigned char)lround(c.b + (255 - c.b) * RAMP_LIGHTEN);
+	}
+	return c;
 }
 
 void chart_release_color(char out[8], const struct tally *t, size_t i,
@@ -846,99 +867,222 @@ int chart_subsystems_axis(struct chart *c, const struct hbars *h,
 /* Chart: each subsystem as a 100% bar of releases */
 
 /*
- * The legend: a swatch and name per release when they fit on one line,
- * else a ramp between the oldest and newest names; the unreleased bucket
- * apart. Returns its height in *h.
+ * The legend over a chart of releases. Up to LEGEND_SWATCHES releases, a
+ * swatch and name each, in lines as many as they need: a ramp would name
+ * only its ends, and neighbours could not be told apart. Beyond, a ramp
+ * with as many of its releases named under it as fit apart, the first
+ * and the last always. The unreleased bucket is an entry of its own.
  */
-int chart_draw_legend(struct chart *c, double y, double *h)
+void chart_legend_release(struct legend *L)
+{
+	size_t i;
+
+	for (i = 0; i < L->n; i++)
+		chart_text_free(&L->v[i].name);
+	free(L->v);
+	memset(L, 0, sizeof(*L));
+}
+
+static int legend_item(struct legend *L, struct chart *c, size_t r)
+{
+	struct legend_item *it = &L->v[L->n];
+	int rc;
+
+	memset(it, 0, sizeof(*it));
+	it->r = r;
+	if ((rc = chart_text_make(&it->name, c, F_LEGEND, r >= c->nrel,
+				  c->t->releases[r].name, 120,
+				  PANGO_ELLIPSIZE_END)))
+		return rc;
+	L->n++;
+	return 0;
+}
+
+/* A swatch and a name per release, wrapped onto as many lines as need. */
+static int legend_swatches(struct legend *L, struct chart *c, double y,
+			   double lh)
+{
+	double x = PAD, right = c->w - PAD;
+	size_t i;
+	int rc;
+
+	L->h = lh;
+	for (i = 0; i < c->t->nreleases; i++) {
+		struct legend_item *it = &L->v[L->n];
+
+		if ((rc = legend_item(L, c, i)))
+			return rc;
+		it->w = LEGEND_SWATCH + 4 + it->name.w;
+		it->h = lh;
+		if (x > PAD && x + it->w > right) {
+			x = PAD;
+			y += lh + LEGEND_LEADING;
+			L->h += lh + LEGEND_LEADING;
+		}
+		it->x = x;
+		it->y = y;
+		x = round(x + it->w + 12);
+	}
+	return 0;
+}
+
+/* Centre of release i's band on the ramp. */
+static double legend_band(const struct legend *L, size_t i, size_t n)
+{
+	return L->rx0 + (L->rx1 - L->rx0) * ((double)i + 0.5) / (double)n;
+}
+
+/*
+ * Name q releases spread evenly under the ramp: their boxes, centred on
+ * their bands and kept within it, 8 px apart at least; 0 if they cannot.
+ */
+static int legend_ticks_fit(struct legend *L, size_t q, size_t n)
+{
+	double prev = -1e9;
+	size_t j;
+
+	for (j = 0; j < q; j++) {
+		struct legend_item *it = &L->v[j];
+		size_t r = q > 1 ? (size_t)llround((double)j * (double)(n - 1) /
+						   (double)(q - 1)) : 0;
+
+		it->r = r;
+		it->w = it->name.w;
+		it->x = fmin(fmax(round(legend_band(L, r, n) - it->w / 2),
+				  L->rx0), L->rx1 - it->w);
+		if (it->x < prev + 8)
+			return 0;
+		prev = it->x + it->w;
+	}
+	return 1;
+}
+
+static int legend_ramp(struct legend *L, struct chart *c, double y,
+		       double lh)
 {
 	const struct tally *t = c->t;
+	size_t n = c->nrel, q, j;
+	double right = c->w - PAD;
+	int rc;
+
+	L->ramp = 1;
+	L->ry = round(y + (lh - LEGEND_SWATCH) / 2);
+	L->h = LEGEND_SWATCH + 4 + lh;
+	if (n < t->nreleases) {
+		struct legend_item *u = &L->v[n < 12 ? n : 12];
+
+		/* the unreleased entry, right of the ramp, on its line */
+		if ((rc = chart_text_make(&u->name, c, F_LEGEND, 1,
+					  t->releases[n].name, 120,
+					  PANGO_ELLIPSIZE_END)))
+			return rc;
+		u->r = n;
+		u->w = LEGEND_SWATCH + 4 + u->name.w;
+		u->h = lh;
+		u->x = round(right - u->w);
+		u->y = y;
+		right = u->x - 18;
+	}
+	L->rx0 = PAD;
+	L->rx1 = right;
+	for (q = n < 12 ? n : 12; q >= 2; q--) {
+		for (j = 0; j < q; j++) {
+			size_t r = (size_t)llround((double)j * (double)(n - 1) /
+						   (double)(q - 1));
+
+			chart_text_free(&L->v[j].name);
+			if ((rc = chart_text_make(&L->v[j].name, c, F_LEGEND,
+						  0, t->releases[r].name, 120,
+						  PANGO_ELLIPSIZE_END)))
+				return rc;
+		}
+		if (legend_ticks_fit(L, q, n))
+			break;
+	}
+	if (q < 2) {
+		q = 1;
+		legend_ticks_fit(L, 1, n);
+	}
+	for (j = 0; j < q; j++) {
+		L->v[j].y = L->ry + LEGEND_SWATCH + 4;
+		L->v[j].h = lh;
+	}
+	for (j = q; j < 12 && j < n; j++)
+		chart_text_free(&L->v[j].name);
+	if (n < t->nreleases && q < (n < 12 ? n : 12)) {
+		L->v[q] = L->v[n < 12 ? n : 12];
+		memset(&L->v[n < 12 ? n : 12], 0, sizeof(L->v[0]));
+	}
+	L->n = q + (n < t->nreleases);
+	return 0;
+}
+
+int chart_legend_layout(struct legend *L, struct chart *c, double y)
+{
+	double lh;
+	int rc;
+
+	memset(L, 0, sizeof(*L));
+	if (!c->t->nreleases)
+		return 0;
+	if ((rc = chart_text_height(c, F_LEGEND, &lh)))
+		return rc;
+	L->v = calloc(c->t->nreleases + 13, sizeof(*L->v));
+	if (!L->v)
+		return error_oom();
+	rc = c->nrel <= LEGEND_SWATCHES ? legend_swatches(L, c, y, lh)
+					: legend_ramp(L, c, y, lh);
+	if (rc)
+		chart_legend_release(L);
+	return rc;
+}
+
+/* Draws the legend at y; *h is the height it takes. */
+int chart_draw_legend(struct chart *c, double y, double *h)
+{
 	const struct theme *th = c->th;
-	size_t n = t->nreleases, i;
-	double sw = 10, x = PAD, total = 0, lh, avail = c->w - 2 * PAD;
-	struct text *names = NULL;
+	struct legend L;
+	size_t i, n = c->nrel;
 	int rc;
 
 	*h = 0;
-	if (!n)
-		return 0;
-	names = calloc(n, sizeof(*names));
-	if (!names)
-		return error_oom();
-	/* a swatch and a name each, if they can fit (names of 1 char: 7px) */
-	if ((double)n * (sw + 4 + 7 + 12) > avail)
-		total = avail + 12 + 1;
-	for (i = 0; i < n && total - 12 <= avail; i++) {
-		rc = chart_text_make(&names[i], c, F_LEGEND, i >= c->nrel,
-				     t->releases[i].name, 120,
-				     PANGO_ELLIPSIZE_END);
-		if (rc)
-			goto done;
-		total += sw + 4 + names[i].w + 12;
-	}
-	if ((rc = chart_text_height(c, F_LEGEND, &lh)))
-		goto done;
-	*h = lh;
-	if (total - 12 <= avail) {
-		for (i = 0; i < n; i++) {
-			double sy = round(y + (lh - sw) / 2);
+	if ((rc = chart_legend_layout(&L, c, y)))
+		return rc;
+	if (L.ramp)
+		for (i = 0; i < n; i++)
+			chart_fill_rect(c, round(L.rx0 + (L.rx1 - L.rx0) *
+						 (double)i / (double)n),
+					L.ry,
+					round(L.rx0 + (L.rx1 - L.rx0) *
+					      (double)(i + 1) / (double)n),
+					L.ry + LEGEND_SWATCH,
+					chart_release_rgb(c->t, th, i));
+	for (i = 0; i < L.n; i++) {
+		const struct legend_item *it = &L.v[i];
+		int unrel = it->r >= n;
 
-			chart_fill_rect(c, x, sy, x + sw, sy + sw,
-					chart_release_rgb(t, th, i));
-			chart_text_draw(c, &names[i], x + sw + 4, y, 0, 0,
-					i >= c->nrel ? th->muted : th->text);
-			x = round(x + sw + 4 + names[i].w + 12);
+		if (L.ramp && !unrel) {
+			double bx = floor(legend_band(&L, it->r, n)) + 0.5;
+
+			chart_vline(c, bx, L.ry + LEGEND_SWATCH,
+				    L.ry + LEGEND_SWATCH + 3, th->axis);
+			chart_text_draw(c, &it->name, it->x, it->y, 0, 0,
+					th->text);
+			continue;
 		}
-		rc = 0;
-		goto done;
-	}
+		{
+			double sy = round(it->y + (it->h - LEGEND_SWATCH) / 2);
 
-	/* oldest [ramp] newest   [] unreleased */
-	{
-		size_t last = c->nrel ? c->nrel - 1 : 0;
-		size_t ends[3] = { 0, last, c->nrel };
-		double unrel_w = 0, rw, rx0, sy = round(y + (lh - sw) / 2);
-
-		for (i = 0; i < 3; i++)
-			if (ends[i] < n && !names[ends[i]].layout &&
-			    (rc = chart_text_make(&names[ends[i]], c,
-						  F_LEGEND, ends[i] >= c->nrel,
-						  t->releases[ends[i]].name,
-						  120, PANGO_ELLIPSIZE_END)))
-				goto done;
-		if (c->nrel < n)
-			unrel_w = 18 + sw + 4 + names[c->nrel].w;
-		chart_text_draw(c, &names[0], x, y, 0, 0, th->text);
-		rx0 = round(x + names[0].w + 6);
-		rw = fmin(320, avail - (rx0 - PAD) - 6 - names[last].w -
-				       unrel_w);
-		if (rw < 20)
-			rw = 20;
-		for (i = 0; i < c->nrel; i++) {
-			double a = round(rx0 + rw * (double)i /
-						   (double)c->nrel);
-			double b = round(rx0 + rw * (double)(i + 1) /
-						   (double)c->nrel);
-
-			chart_fill_rect(c, a, sy, b, sy + sw,
-					chart_release_rgb(t, th, i));
-		}
-		x = rx0 + round(rw);
-		chart_text_draw(c, &names[last], x + 6, y, 0, 0, th->text);
-		x = round(x + 6 + names[last].w + 18);
-		if (c->nrel < n) {
-			chart_fill_rect(c, x, sy, x + sw, sy + sw,
-					chart_release_rgb(t, th, c->nrel));
-			chart_text_draw(c, &names[c->nrel], x + sw + 4, y, 0, 0,
-					th->muted);
+			chart_fill_rect(c, it->x, sy, it->x + LEGEND_SWATCH,
+					sy + LEGEND_SWATCH,
+					chart_release_rgb(c->t, th, it->r));
+			chart_text_draw(c, &it->name, it->x + LEGEND_SWATCH + 4,
+					it->y, 0, 0, unrel ? th->muted : th->text);
 		}
 	}
-	rc = 0;
-done:
-	for (i = 0; i < n; i++)
-		chart_text_free(&names[i]);
-	free(names);
-	return rc;
+	*h = L.h;
+	chart_legend_release(&L);
+	return 0;
 }
 
 /* The year of a date, UTC. */

@@ -33,6 +33,8 @@
 #include "strata/report.h"
 #include "strata/tally.h"
 
+#include "../../src/chart_int.h"
+
 static int failures;
 
 static void fail(int line, const char *fmt, ...)
@@ -1458,11 +1460,12 @@ done:
 /* The same release has the same colour, an ordered ramp. */
 static void check_palette(void)
 {
-	struct tally *t = fx_linux(90, 1);
-	size_t i;
+	struct tally *t = fx_linux(90, 1), *t5 = fx_new(5, 0, name_v);
+	static const size_t sizes[] = { 6, 10, 20, 90 };
+	size_t i, k;
 	double prev = -1;
 
-	for (i = 0; i < 90; i++) {
+	for (i = 0; i < 90; i += 2) {
 		uint32_t c = release_rgb(t, i, 0);
 		/* viridis grows in lightness: green rises monotonically */
 		double g = (c >> 8) & 255;
@@ -1472,11 +1475,150 @@ static void check_palette(void)
 	}
 	CHECK(release_rgb(t, 0, 0) == 0x440154, "oldest is %06x",
 	      release_rgb(t, 0, 0));
-	CHECK(release_rgb(t, 89, 1) == 0xfde725, "newest (dark) is %06x",
-	      release_rgb(t, 89, 1));
+	CHECK(release_rgb(t5, 4, 1) == 0xfde725, "newest (dark) is %06x",
+	      release_rgb(t5, 4, 1));
 	CHECK(release_rgb(t, 90, 0) == 0x9a9a9a, "unreleased is %06x",
 	      release_rgb(t, 90, 0));
 	fx_free(t);
+	fx_free(t5);
+	/* neighbours differ clearly, however many releases */
+	for (k = 0; k < sizeof(sizes) / sizeof(*sizes); k++) {
+		t = fx_new(sizes[k], 1, name_v);
+		for (i = 0; i + 1 < sizes[k]; i++) {
+			uint32_t a = release_rgb(t, i, k % 2),
+				 b = release_rgb(t, i + 1, k % 2);
+			int d = abs((int)(a >> 16) - (int)(b >> 16)) +
+				abs((int)(a >> 8 & 255) - (int)(b >> 8 & 255)) +
+				abs((int)(a & 255) - (int)(b & 255));
+
+			CHECK(d >= 60, "releases %zu and %zu of %zu look alike "
+			      "(%06x, %06x)", i, i + 1, sizes[k], a, b);
+		}
+		fx_free(t);
+	}
+}
+
+/*
+ * The survival chart's names: three curves ending at one point (git's
+ * 2.27, 2.28, 2.29 at x = 0) get three boxes apart; of fifty, those that
+ * find no room within reach are left out (and so are their curves), the
+ * first ones placed; a name without room on the right goes left; none
+ * leaves the plot's box.
+ */
+static void check_end_labels(void)
+{
+	struct end_label v[50];
+	size_t i, j, n, placed;
+
+	for (n = 3; n <= 50; n += 47) {
+		memset(v, 0, sizeof(v));
+		for (i = 0; i < n; i++)
+			v[i] = (struct end_label){ .r = i, .ex = 60, .ey = 60,
+				.w = 30, .h = 12 };
+		chart_labels_place(v, n, 14, 706, 50, 400);
+		for (i = placed = 0; i < n; i++) {
+			placed += v[i].placed;
+			if (!v[i].placed)
+				continue;
+			CHECK(v[i].x >= 14 && v[i].x + v[i].w <= 706 &&
+			      v[i].y >= 50 && v[i].y + v[i].h <= 400,
+			      "name %zu of %zu leaves the plot", i, n);
+			for (j = 0; j < i; j++)
+				CHECK(!v[j].placed || v[i].x >= v[j].x + v[j].w ||
+				      v[j].x >= v[i].x + v[i].w ||
+				      v[i].y >= v[j].y + v[j].h ||
+				      v[j].y >= v[i].y + v[i].h,
+				      "names %zu and %zu of %zu overlap", j, i,
+				      n);
+		}
+		CHECK(n == 3 ? placed == 3 : placed > 3 && placed < n &&
+		      v[0].placed && v[1].placed,
+		      "%zu of %zu names placed", placed, n);
+	}
+	v[0] = (struct end_label){ .ex = 700, .ey = 200, .w = 30, .h = 12 };
+	chart_labels_place(v, 1, 14, 706, 50, 400);
+	CHECK(v[0].placed && v[0].x + v[0].w < 700, "a name at the right "
+	      "edge is not left of its curve's end");
+}
+
+static const char *name_jq(size_t i, size_t n)
+{
+	static char buf[32];
+
+	(void)n;
+	snprintf(buf, sizeof(buf), "jq-1.%zu.%zu", i / 3, i % 3);
+	return buf;
+}
+
+/*
+ * The legend's entries at 400 px (the phones' charts) and 720 px: each
+ * release a swatch and its name up to LEGEND_SWATCHES releases, wrapped
+ * onto lines; beyond, the first and the last named under a ramp; boxes
+ * that never overlap nor leave the chart.
+ */
+static void check_legend(void)
+{
+	static const size_t sizes[] = { 3, 10, 20, 21, 90, 150 };
+	static const double widths[] = { CHART_NARROW_WIDTH, 720 };
+	PangoFontMap *fm;
+	PangoContext *pc;
+	size_t k, wi, i, j;
+
+	chart_fonts_open(&fm, &pc);
+	for (k = 0; k < sizeof(sizes) / sizeof(*sizes); k++)
+		for (wi = 0; wi < 2; wi++) {
+			struct tally *t = fx_new(sizes[k], 1, name_jq);
+			struct chart c = { 0 };
+			struct legend L;
+			int first = 0, last = 0;
+
+			c.pc = pc;
+			c.t = t;
+			c.th = &chart_theme_light;
+			c.w = widths[wi];
+			c.h = 480;
+			c.nrel = sizes[k];
+			if (chart_legend_layout(&L, &c, 40)) {
+				fail(__LINE__, "legend: %s", error_last());
+				fx_free(t);
+				continue;
+			}
+			CHECK(L.ramp == (sizes[k] > LEGEND_SWATCHES),
+			      "%zu releases: ramp %d", sizes[k], L.ramp);
+			if (!L.ramp)
+				CHECK(L.n == sizes[k] + 1, "%zu releases at "
+				      "%g px: %zu entries", sizes[k],
+				      widths[wi], L.n);
+			for (i = 0; i < L.n; i++) {
+				const struct legend_item *a = &L.v[i];
+
+				first |= a->r == 0;
+				last |= a->r == sizes[k] - 1;
+				CHECK(a->x >= PAD && a->x + a->w <= c.w - PAD,
+				      "%zu releases at %g px: entry %zu "
+				      "leaves the chart", sizes[k], widths[wi],
+				      i);
+				for (j = i + 1; j < L.n; j++) {
+					const struct legend_item *b = &L.v[j];
+
+					CHECK(a->x + a->w <= b->x ||
+					      b->x + b->w <= a->x ||
+					      a->y + a->h <= b->y ||
+					      b->y + b->h <= a->y,
+					      "%zu releases at %g px: entries "
+					      "%zu and %zu overlap", sizes[k],
+					      widths[wi], i, j);
+				}
+			}
+			CHECK(first && last, "%zu releases at %g px: the first "
+			      "or the last is not named", sizes[k],
+			      widths[wi]);
+			CHECK(L.h < 120, "%zu releases at %g px: a legend %g "
+			      "px high", sizes[k], widths[wi], L.h);
+			chart_legend_release(&L);
+			fx_free(t);
+		}
+	chart_fonts_close(fm, pc);
 }
 
 /* The same tally twice in one process gives the same bytes. */
@@ -1604,6 +1746,62 @@ static void check_history(const char *base)
 	t->history = NULL;
 	fx_history_free(s);
 	fx_free(t);
+	free(a);
+	free(b);
+}
+
+/* Names a, b, x, c: x is the one that wrote nothing, when there is one. */
+static const char *name_abxc(size_t i, size_t n)
+{
+	return n == 4 ? (const char *[]){ "a", "b", "x", "c" }[i]
+		      : (const char *[]){ "a", "b", "c" }[i];
+}
+
+/*
+ * A release that wrote nothing at REV (no commit of its history, no
+ * line: a maintenance tag of another branch) leaves every chart: with
+ * it, the charts are those of the same tally without it, byte for
+ * byte; and the colours the pages ask for are those of the charts.
+ */
+static void check_empty_release(const char *base)
+{
+	static const uint64_t c4[] = { 50, 30, 0, 20, 5 }, c3[] = { 50, 30,
+		20, 5 };
+	struct tally *t4 = fx_new(4, 1, name_abxc), *t3 = fx_new(3, 1,
+							       name_abxc);
+	struct release *r4, *r3;
+	char *a = subdir(base, "empty-a"), *b = subdir(base, "empty-b");
+	size_t i;
+
+	fx_dir(t4, "src", 1, c4);
+	fx_done(t4);
+	fx_dir(t3, "src", 1, c3);
+	fx_done(t3);
+	r4 = fx_dates(t4, 1000000000, 86400 * 100);
+	r3 = fx_dates(t3, 1000000000, 86400 * 100);
+	for (i = 0; i < 4; i++)
+		r4[i].commits = i == 2 ? 0 : 10;
+	for (i = 0; i < 3; i++)
+		r3[i].commits = 10;
+	CHECK(!chart_release_wrote(&t4->releases[2]) &&
+	      chart_release_wrote(&t4->releases[3]) &&
+	      chart_release_wrote(&t4->releases[4]),
+	      "chart_release_wrote() is wrong");
+	if (!write_charts(a, t4, &info_linux, 720, 480, 0) &&
+	    !write_charts(b, t3, &info_linux, 720, 480, 0))
+		check_same_dirs(a, b);
+	CHECK(release_rgb(t4, 1, 0) == release_rgb(t3, 1, 0) &&
+	      release_rgb(t4, 3, 0) == release_rgb(t3, 2, 0),
+	      "the pages' colours are not the charts' (%06x, %06x)",
+	      release_rgb(t4, 1, 0), release_rgb(t3, 1, 0));
+	/* with commits, a release without lines at REV stays */
+	r4[2].commits = 1;
+	CHECK(release_rgb(t4, 1, 0) != release_rgb(t3, 1, 0),
+	      "a release with commits left the ramp");
+	fx_free(t4);
+	fx_free(t3);
+	free(r4);
+	free(r3);
 	free(a);
 	free(b);
 }
@@ -1756,19 +1954,18 @@ static int run_end(const struct img *im, int x, int y, uint32_t c)
 }
 
 /*
- * 20 authors of their own in one colour (of a ramp of 51 releases, the
- * 22nd), then a grey bar below them for the 5 others, 150 lines to the
+ * 20 authors of their own in one colour (the ramp at 21/50), then a grey bar below them for the 5 others, 150 lines to the
  * top one's 250; the long name cut to 28% of the width.
  */
 static void check_ranked_bars(const char *dir, unsigned w)
 {
-	struct tally *ramp51 = fx_new(51, 0, name_v);
-	uint32_t bar = release_rgb(ramp51, 21, 0);
+	const struct theme *th = &chart_theme_light;
+	struct rgb ramp = chart_ramp(th->lo + (th->hi - th->lo) * 21 / 50);
+	uint32_t bar = (uint32_t)ramp.r << 16 | (uint32_t)ramp.g << 8 | ramp.b;
 	struct img im;
 	struct box blue;
 	int x, top = 0, others = -1, len_top, len_others;
 
-	fx_free(ramp51);
 	if (!load_or_fail(&im, dir, "authors.png"))
 		return;
 	if (!find_colour(&im, bar, &blue)) {
@@ -1960,10 +2157,12 @@ int main(int argc, char **argv)
 		subsamples(argv[2]);
 	} else if (!strcmp(mode, "check")) {
 		check_palette();
+		check_legend();
+		check_end_labels();
 		check_bars(argv[2]);
 		check_subsystems(argv[2]);
 		check_few_subsystems(argv[2], 800, 450);
-		check_few_subsystems(argv[2], CHART_MIN_WIDTH, 300);
+		check_few_subsystems(argv[2], CHART_MIN_WIDTH, 340);
 		check_unreleased(argv[2]);
 		check_sparse(argv[2]);
 		check_edges(argv[2]);
@@ -1971,6 +2170,7 @@ int main(int argc, char **argv)
 		check_dark(argv[2]);
 		check_determinism(argv[2]);
 		check_history(argv[2]);
+		check_empty_release(argv[2]);
 		check_cohorts(argv[2]);
 		check_years_span(argv[2]);
 	} else {
