@@ -215,6 +215,51 @@ static void release_day(char *day, size_t size, const struct release *rel)
 		strftime(day, size, "%Y-%m-%d", &tm);
 }
 
+/*
+ * A release that wrote nothing at REV: no commit of REV's history and no
+ * line at REV (a maintenance tag on another branch, say). The table
+ * leaves it out; releases.csv keeps it.
+ */
+static int release_empty(const struct tally_release *r)
+{
+	return !r->unreleased && !r->lines && !r->release->commits;
+}
+
+/* Every tag of the release is off REV's history. */
+static int release_elsewhere(const struct release *rel)
+{
+	for (size_t k = 0; k < rel->ntags; k++)
+		if (rel->tags[k].commit != RELEASES_OFF_HISTORY)
+			return 0;
+	return 1;
+}
+
+/* Why some releases are not in the table, so that none goes unsaid. */
+static void print_empty_releases(FILE *out, const struct tally *t,
+				 const struct report_info *in, int fully)
+{
+	size_t i, off = 0, on = 0;
+
+	for (i = 0; i < t->nreleases; i++) {
+		if (!release_empty(&t->releases[i]))
+			continue;
+		if (release_elsewhere(t->releases[i].release))
+			off++;
+		else
+			on++;
+	}
+	if (off) {
+		fprintf(out, "%zu %s on other branches shipped no commit of ",
+			off, plural(off, "release", "releases"));
+		put_name(out, in->rev, 0, fully);
+		fputs(" (left out; see releases.csv)\n", out);
+	}
+	if (on)
+		fprintf(out, "%zu %s tagged only commits an earlier release "
+			"shipped (left out; see releases.csv)\n", on,
+			plural(on, "release", "releases"));
+}
+
 static void print_releases(FILE *out, const struct tally *t, int fully)
 {
 	size_t i, wname = strlen("release");
@@ -223,6 +268,9 @@ static void print_releases(FILE *out, const struct tally *t, int fully)
 	for (i = 0; i < t->nreleases; i++) {
 		const struct tally_release *r = &t->releases[i];
 		size_t w = name_width(r->name, fully);
+
+		if (release_empty(r))
+			continue;
 
 		if (w > wname)
 			wname = w;
@@ -237,6 +285,8 @@ static void print_releases(FILE *out, const struct tally *t, int fully)
 		const struct tally_release *r = &t->releases[i];
 		char day[16];
 
+		if (release_empty(r))
+			continue;
 		release_day(day, sizeof(day), r->release);
 		put_name(out, r->name, wname, fully);
 		fprintf(out, "  %-10s  %*llu  %6.2f%%  %*llu\n", day, wlines,
@@ -453,6 +503,7 @@ int table_print(FILE *out, const struct tally *t, const struct report_info *in,
 		goto notes;
 	}
 	print_releases(out, t, fully);
+	print_empty_releases(out, t, in, fully);
 	if ((rc = print_dirs(out, t, fully)) < 0)
 		return rc;
 	if (table_no_release(t)) {

@@ -207,10 +207,41 @@ utf8_names() {
 	[ "$(wc -l <widths)" = 1 ] || { cat widths; return 1; }
 }
 
+# A release that wrote nothing at REV (a maintenance tag on another
+# branch: no commit of REV's history, no line) leaves the table, and a
+# line under it says how many and why; releases.csv keeps it.
+empty_releases() {
+	repo_new r
+	commit_file a.c "one" a b
+	git tag v1.0
+	git checkout -q -b maint
+	tick
+	commit_file a.c "fix" a c
+	git tag v1.0.1
+	git checkout -q -
+	tick
+	commit_file b.c "two" x
+	git tag v2.0
+	git tag v2.0-again
+	cd ..
+	"$STRATA" table r -q --tags '.*' >t.txt
+	cat t.txt
+	grep -q '^v1\.0 ' t.txt
+	grep -q '^v2\.0 ' t.txt
+	if grep -q '^v1\.0\.1 ' t.txt; then
+		echo "a release that wrote nothing is in the table"; return 1
+	fi
+	grep -qx '1 release on other branches shipped no commit of HEAD (left out; see releases.csv)' t.txt
+	grep -qx '1 release tagged only commits an earlier release shipped (left out; see releases.csv)' t.txt
+	SOURCE_DATE_EPOCH=0 "$STRATA" report r -q --tags '.*' --out rep
+	grep -q '^v1\.0\.1,' rep/data/releases.csv
+}
+
 run_case standing_dates standing_dates
 run_case hostile_names hostile_names
 run_case singular singular
 run_case aligned aligned
 run_case depth_levels depth_levels
 run_case utf8_names utf8_names
+run_case empty_releases empty_releases
 finish
