@@ -131,16 +131,29 @@ static int left_out_reason(const char *path, void *payload)
 	return (int)filter_path(&o->filter, path);
 }
 
-/* "--include, --skip-vendored": the filters given, for messages. */
-static const char *filters_given(const struct options *o, char *buf,
-				 size_t size)
+/*
+ * "--include, --skip-vendored": the filters that left files out, for
+ * messages; `vendored` says whether to name --skip-vendored.
+ */
+static const char *filters_given(const struct options *o, int vendored,
+				 char *buf, size_t size)
 {
 	snprintf(buf, size, "%s%s%s%s%s", o->include.n ? "--include" : "",
 		 o->include.n && o->exclude.n ? ", " : "",
 		 o->exclude.n ? "--exclude" : "",
-		 (o->include.n || o->exclude.n) && o->skip_vendored ? ", " : "",
-		 o->skip_vendored ? "--skip-vendored" : "");
+		 (o->include.n || o->exclude.n) && vendored ? ", " : "",
+		 vendored ? "--skip-vendored" : "");
 	return buf;
+}
+
+/* 1 if the command line names the option `name`. */
+static int option_given(const struct options *o, const char *name)
+{
+	for (size_t i = 0; i < options_count; i++)
+		if (options_table[i].name &&
+		    !strcmp(options_table[i].name, name))
+			return !!(o->given & ((uint64_t)1 << i));
+	return 0;
 }
 
 /* ---- ignore revs ---- */
@@ -504,17 +517,32 @@ static void print_verbose(const struct history *h,
 	fprintf(stderr, "strata: %s\n", heap);
 }
 
-/* One rule for every command: a run with no text file left fails. */
-static int check_found(const struct options *o, const struct blame_result *b)
+/*
+ * One rule for every command: a run with no text file left fails. The
+ * message names --skip-vendored when it was given, or when, on by
+ * default, it left some file out.
+ */
+static int check_found(struct options *o, const struct blame_result *b,
+		       struct repository *repo, const struct history *h)
 {
+	struct blame_left_out lo = {0};
 	char given[64];
+	int vendored = o->skip_vendored, rc;
 
 	if (b->nfiles)
 		return 0;
-	if (!filter_active(&o->filter))
+	if (vendored && !option_given(o, "--skip-vendored")) {
+		rc = blame_count_left_out(&lo, repo,
+					  &h->commits[h->n - 1].tree,
+					  left_out_reason, o);
+		if (rc < 0)
+			return rc;
+		vendored = lo.files[FILTER_VENDORED] > 0;
+	}
+	if (!o->include.n && !o->exclude.n && !vendored)
 		return error_set("no text file at '%s'", o->rev);
 	return error_set("no text file at '%s' is left by %s", o->rev,
-			 filters_given(o, given, sizeof(given)));
+			 filters_given(o, vendored, given, sizeof(given)));
 }
 
 /* The years, authors and organisations, when the command shows them. */
@@ -767,7 +795,7 @@ static int run(struct options *o)
 	if (o->verbose)
 		print_verbose(h, b, snap, &info);
 	if ((o->cmd == OPTIONS_BLAME && (rc = check_pathspecs(o, b)) < 0) ||
-	    (rc = check_found(o, b)) < 0)
+	    (rc = check_found(o, b, repo, h)) < 0)
 		goto done;
 	if (o->cmd == OPTIONS_BLAME) {
 		rc = print_blame(b, h, o);

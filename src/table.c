@@ -397,15 +397,52 @@ static void print_left(FILE *out, const char *why, size_t files, uint64_t lines)
 	       plural(lines, "line", "lines"));
 }
 
-/* What the filters left out, so that a figure can be defended. */
-static void print_left_out(FILE *out, const struct report_info *in)
+/*
+ * How the table was made, under its first line: the tags that count and
+ * how they group into releases (when it shows releases), and what the
+ * filters left out, so that a table pasted elsewhere says it.
+ */
+static void print_how(FILE *out, const struct report_info *in,
+		      int releases)
 {
+	if (releases) {
+		fputs("tags: ", out);
+		if (!strcmp(in->tags_ere, releases_default_tags)) {
+			fputs("default --tags", out);
+		} else {
+			fputs("--tags '", out);
+			put_name(out, in->tags_ere, 0, NAME_TEXT);
+			fputc('\'', out);
+		}
+		fprintf(out, ", --tag-scope %s, ", in->tag_scope);
+		if (in->group_ere) {
+			fputs("--group '", out);
+			put_name(out, in->group_ere, 0, NAME_TEXT);
+			fputc('\'', out);
+		} else {
+			fputs("default grouping", out);
+		}
+		fputc('\n', out);
+	}
 	if (in->ninclude || in->nexclude)
 		print_left(out, "by --include/--exclude", in->left_globs_files,
 			   in->left_globs_lines);
-	if (in->skip_vendored)
-		print_left(out, "as vendored or generated (--skip-vendored)",
-			   in->left_vendored_files, in->left_vendored_lines);
+	if (in->skip_vendored) {
+		fprintf(out, "left out as vendored or generated: %zu text %s "
+			"(%llu %s)", in->left_vendored_files,
+			plural(in->left_vendored_files, "file", "files"),
+			(unsigned long long)in->left_vendored_lines,
+			plural(in->left_vendored_lines, "line", "lines"));
+		fputs(in->left_vendored_files ? "; --no-skip-vendored counts "
+		      "them\n" : "\n", out);
+	}
+	if (!in->ninclude && !in->nexclude && !in->skip_vendored)
+		fputs("left out: nothing (--no-skip-vendored)\n", out);
+}
+
+/* What else the run passed over, so that a figure can be defended. */
+static void print_left_out(FILE *out, const struct report_info *in)
+{
 	if (in->left_missing)
 		fprintf(out, "left out and missing from the partial clone (not "
 		       "counted): %zu %s\n", in->left_missing,
@@ -494,10 +531,12 @@ int table_print(FILE *out, const struct tally *t, const struct report_info *in,
 	put_name(out, in->repo_name, 0, fully);
 	fputs(" at ", out);
 	put_name(out, in->rev, 0, fully);
-	fprintf(out, " (%.12s): %llu %s in %zu text %s\n\n", in->commit,
+	fprintf(out, " (%.12s): %llu %s in %zu text %s\n", in->commit,
 	       (unsigned long long)t->total_lines,
 	       plural(t->total_lines, "line", "lines"), t->nfiles,
 	       plural(t->nfiles, "file", "files"));
+	print_how(out, in, by == OPTIONS_BY_RELEASE || t->history);
+	fputc('\n', out);
 	if (by != OPTIONS_BY_RELEASE) {
 		print_by(out, t, by);
 		goto notes;
