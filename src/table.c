@@ -477,13 +477,26 @@ void table_no_release_note(char *buf, size_t size,
 			 in->tags_elsewhere, in->tags_later, in->tags_skipped);
 }
 
-/* Lines per year, author or organisation (--by), in the view's order. */
+static double percent(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/*
+ * Lines per year, author or organisation (--by), in the view's order,
+ * with their share of the lines and their commits; `shares` adds the
+ * share of the history's commits (authors, organisations) and `files`
+ * the text files holding one of their lines and the share of the
+ * `nfiles` at REV (authors), the columns git-fame's readers look for.
+ */
 static void print_cohorts(FILE *out, const struct cohort_view *v,
-			  const char *head,
-			  uint64_t total, int fully)
+			  const char *head, uint64_t total, int shares,
+			  int files, size_t nfiles, int fully)
 {
 	size_t i, wname = strlen(head);
 	int wlines = (int)strlen("lines"), wcommits = (int)strlen("commits");
+	int wfiles = (int)strlen("files");
+	uint64_t ncommits = 0;
 
 	for (i = 0; i < v->n; i++) {
 		size_t w = name_width(v->v[i].name, fully);
@@ -494,17 +507,31 @@ static void print_cohorts(FILE *out, const struct cohort_view *v,
 			wlines = digits(v->v[i].lines);
 		if (digits(v->v[i].commits) > wcommits)
 			wcommits = digits(v->v[i].commits);
+		if (digits(v->v[i].files) > wfiles)
+			wfiles = digits(v->v[i].files);
+		/* Each commit of the history is in one cohort of a view. */
+		ncommits += v->v[i].commits;
 	}
-	fprintf(out, "%-*s  %*s  %7s  %*s\n", (int)wname, head, wlines, "lines",
-	       "share", wcommits, "commits");
+	fprintf(out, "%-*s  %*s  %7s  %*s", (int)wname, head, wlines, "lines",
+		shares ? "% lines" : "share", wcommits, "commits");
+	if (shares)
+		fprintf(out, "  %9s", "% commits");
+	if (files)
+		fprintf(out, "  %*s  %7s", wfiles, "files", "% files");
+	fputc('\n', out);
 	for (i = 0; i < v->n; i++) {
 		const struct cohort *c = &v->v[i];
 
 		put_name(out, c->name, wname, fully);
-		fprintf(out, "  %*llu  %6.2f%%  %*llu\n", wlines,
-		       (unsigned long long)c->lines,
-		       total ? 100.0 * (double)c->lines / (double)total : 0.0,
-		       wcommits, (unsigned long long)c->commits);
+		fprintf(out, "  %*llu  %6.2f%%  %*llu", wlines,
+			(unsigned long long)c->lines, percent(c->lines, total),
+			wcommits, (unsigned long long)c->commits);
+		if (shares)
+			fprintf(out, "  %8.2f%%", percent(c->commits, ncommits));
+		if (files)
+			fprintf(out, "  %*zu  %6.2f%%", wfiles, c->files,
+				percent(c->files, nfiles));
+		fputc('\n', out);
 	}
 }
 
@@ -518,7 +545,8 @@ static void print_by(FILE *out, const struct tally *t, int by)
 	const char *head = by == OPTIONS_BY_YEAR ? "year" :
 			   by == OPTIONS_BY_AUTHOR ? "author" : "organisation";
 
-	print_cohorts(out, v, head, c->total_lines, NAME_TEXT);
+	print_cohorts(out, v, head, c->total_lines, by != OPTIONS_BY_YEAR,
+		      by == OPTIONS_BY_AUTHOR, t->nfiles, NAME_TEXT);
 }
 
 int table_print(FILE *out, const struct tally *t, const struct report_info *in,

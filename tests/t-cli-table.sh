@@ -237,6 +237,41 @@ empty_releases() {
 	grep -q '^v1\.0\.1,' rep/data/releases.csv
 }
 
+# --by author gives git-fame's columns: lines, share of lines, commits,
+# share of commits, files and share of the text files at REV; every bot
+# is one row, "(bots)". --by org gives the share of commits too.
+author_columns() {
+	repo_new r
+	GIT_AUTHOR_NAME=Ann GIT_AUTHOR_EMAIL=ann@a.example \
+		commit_file a.c "one" a1 a2 a3
+	GIT_AUTHOR_NAME=Ann GIT_AUTHOR_EMAIL=ann@a.example \
+		commit_file b.c "two" b1
+	GIT_AUTHOR_NAME=Bob GIT_AUTHOR_EMAIL=bob@b.example \
+		commit_file c.c "three" c1 c2 c3 c4
+	GIT_AUTHOR_NAME=Bob GIT_AUTHOR_EMAIL=bob@b.example \
+		commit_file a.c "four" a1 a2 a3 x
+	GIT_AUTHOR_NAME='dependabot[bot]' \
+		GIT_AUTHOR_EMAIL='49699333+dependabot[bot]@users.noreply.github.com' \
+		commit_file b.c "bump" b1 y
+	GIT_AUTHOR_NAME='renovate[bot]' \
+		GIT_AUTHOR_EMAIL='29139614+renovate[bot]@users.noreply.github.com' \
+		commit_file d.c "bump" z
+	git tag v1
+	cd ..
+	"$STRATA" table r -q --by author >t.txt
+	cat t.txt
+	grep -Eq '^author +lines +% lines +commits +% commits +files +% files$' t.txt
+	# 11 lines, 6 commits, 4 files
+	grep -Eq '^Ann +4 +36\.36% +2 +33\.33% +2 +50\.00%$' t.txt
+	grep -Eq '^Bob +5 +45\.45% +2 +33\.33% +2 +50\.00%$' t.txt
+	grep -Eq '^\(bots\) +2 +18\.18% +2 +33\.33% +2 +50\.00%$' t.txt
+	[ "$(grep -c bot t.txt)" = 1 ]
+	"$STRATA" table r -q --by org >o.txt
+	cat o.txt
+	grep -Eq '^organisation +lines +% lines +commits +% commits$' o.txt
+	grep -Eq '^a\.example +4 +36\.36% +2 +33\.33%$' o.txt
+}
+
 run_case standing_dates standing_dates
 run_case hostile_names hostile_names
 run_case singular singular
@@ -244,4 +279,5 @@ run_case aligned aligned
 run_case depth_levels depth_levels
 run_case utf8_names utf8_names
 run_case empty_releases empty_releases
+run_case author_columns author_columns
 finish
