@@ -664,7 +664,8 @@ static int show_tally(const struct tally *t, const struct options *o,
 	if (o->cmd == OPTIONS_TABLE) {
 		rc = table_print(stdout, t, info, o->by, o->quote_fully);
 		if (rc == 0 && snap)
-			table_print_history(stdout, t, snap, o->quote_fully);
+			rc = table_print_history(stdout, t, snap,
+						 o->quote_fully);
 		return rc;
 	}
 	report_options_of(&rep, o);

@@ -2,6 +2,7 @@
  * table: the tables `strata table` prints (include/strata/table.h).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -606,13 +607,73 @@ static void print_day(char *buf, size_t size, int64_t t)
 
 /*
  * The columns of the history table: at most 10, each a run of releases
- * in release order (one release each when there are few).
+ * in release order (one release each when there are few). The releases
+ * that wrote nothing at REV have none (their lines are 0 at every
+ * snapshot of REV's history); the newest release, and the unreleased
+ * lines, always have their own, so that the code of the latest cycle is
+ * never folded into an older release's column: older releases fold
+ * when space is short.
  */
 #define HISTORY_COLUMNS 10
 
-static size_t history_column(size_t r, size_t nrel)
+struct history_cols {
+	size_t n;
+	size_t *of;                       /* per release, or SIZE_MAX */
+	size_t first[HISTORY_COLUMNS];    /* its first release */
+	size_t count[HISTORY_COLUMNS];    /* how many it folds */
+	int width;                        /* of each column */
+	int folded;                       /* some column holds several */
+};
+
+static int history_cols_init(struct history_cols *hc, const struct tally *t,
+			     int fully)
 {
-	return nrel <= HISTORY_COLUMNS ? r : r * HISTORY_COLUMNS / nrel;
+	size_t r, nshown = 0, nown = 0, newest = SIZE_MAX, nold, j = 0, c;
+
+	memset(hc, 0, sizeof(*hc));
+	hc->width = 8;
+	if (!(hc->of = malloc((t->nreleases ? t->nreleases : 1) *
+			      sizeof(*hc->of))))
+		return error_oom();
+	for (r = 0; r < t->nreleases; r++) {
+		hc->of[r] = SIZE_MAX;
+		if (release_empty(&t->releases[r]))
+			continue;
+		nshown++;
+		if (t->releases[r].unreleased)
+			nown++;
+		else
+			newest = r;
+	}
+	if (newest != SIZE_MAX)
+		nown++;
+	if (nshown <= HISTORY_COLUMNS)
+		nown = 0;
+	nold = nshown - nown;
+	hc->n = nshown < HISTORY_COLUMNS ? nshown : HISTORY_COLUMNS;
+	for (r = 0; r < t->nreleases; r++) {
+		if (release_empty(&t->releases[r]))
+			continue;
+		if (nown && (r == newest || t->releases[r].unreleased))
+			c = hc->n - nown + (r == newest ? 0 : nown - 1);
+		else if (nshown <= HISTORY_COLUMNS)
+			c = j++;
+		else
+			c = j++ * (HISTORY_COLUMNS - nown) / nold;
+		if (!hc->count[c]++)
+			hc->first[c] = r;
+		hc->of[r] = c;
+	}
+	for (c = 0; c < hc->n; c++) {
+		int w = (int)name_width(t->releases[hc->first[c]].name, fully) +
+			(hc->count[c] > 1);
+
+		if (hc->count[c] > 1)
+			hc->folded = 1;
+		if (w > hc->width)
+			hc->width = w;
+	}
+	return 0;
 }
 
 /* The widest snapshot name, "snapshot" at least. */
@@ -626,32 +687,32 @@ static size_t history_name_width(const struct snapshots *s, int fully)
 	return w;
 }
 
-static void print_history_head(FILE *out, const struct tally *t, size_t ncols,
-			       size_t wname, int fully)
+static void print_history_head(FILE *out, const struct tally *t,
+			       const struct history_cols *hc, size_t wname,
+			       int fully)
 {
-	size_t c, r;
+	size_t c;
 
 	fprintf(out, "\nshare of the lines at each snapshot by the release "
 		"that "
 	       "wrote them (%%)\n%-*s  %-10s  %12s", (int)wname, "snapshot",
 	       "date", "lines");
-	for (c = 0; c < ncols; c++) {
-		char *q = NULL;
-		const char *name;
+	for (c = 0; c < hc->n; c++) {
+		const char *name = t->releases[hc->first[c]].name;
+		int plus = hc->count[c] > 1;
 
-		for (r = 0; history_column(r, t->nreleases) != c; r++)
-			;
-		name = shown_name(&q, t->releases[r].name, fully);
-		fprintf(out, " %8.*s%s", t->nreleases > HISTORY_COLUMNS ? 7 : 8,
-		       name ? name : "?",
-		       t->nreleases > HISTORY_COLUMNS ? "+" : "");
-		free(q);
+		fprintf(out, " %*s", hc->width - (int)name_width(name, fully) -
+			plus, "");
+		put_name(out, name, 0, fully);
+		if (plus)
+			fputc('+', out);
 	}
 	fputc('\n', out);
 }
 
 static void print_history_row(FILE *out, const struct tally *t,
-			      const struct snapshot *p, size_t ncols,
+			      const struct snapshot *p,
+			      const struct history_cols *hc,
 			      size_t wname, int fully)
 {
 	uint64_t col[HISTORY_COLUMNS] = {0};
@@ -659,16 +720,17 @@ static void print_history_row(FILE *out, const struct tally *t,
 	size_t c, r;
 
 	for (r = 0; r < t->nreleases; r++)
-		col[history_column(r, t->nreleases)] += p->by_release[r];
+		if (hc->of[r] != SIZE_MAX)
+			col[hc->of[r]] += p->by_release[r];
 	print_day(day, sizeof(day), p->date);
 	put_name(out, p->name, wname, fully);
 	fprintf(out, "  %-10s  %12llu", day, (unsigned long long)p->lines);
-	for (c = 0; c < ncols; c++) {
+	for (c = 0; c < hc->n; c++) {
 		if (!col[c])
-			fprintf(out, " %8s", "");
+			fprintf(out, " %*s", hc->width, "");
 		else
-			fprintf(out, " %8.1f", 100.0 * (double)col[c] /
-			       (double)p->lines);
+			fprintf(out, " %*.1f", hc->width, 100.0 *
+				(double)col[c] / (double)p->lines);
 	}
 	fputc('\n', out);
 }
@@ -707,21 +769,22 @@ static void print_survival(FILE *out, const struct tally *t,
 	fputs(")\n", out);
 }
 
-void table_print_history(FILE *out, const struct tally *t,
-			 const struct snapshots *s,
-			  int fully)
+int table_print_history(FILE *out, const struct tally *t,
+			const struct snapshots *s, int fully)
 {
-	size_t ncols = t->nreleases < HISTORY_COLUMNS ? t->nreleases :
-		       HISTORY_COLUMNS, k;
-	size_t wname = history_name_width(s, fully);
+	struct history_cols hc;
+	size_t wname = history_name_width(s, fully), k;
+	int rc;
 
-	print_history_head(out, t, ncols, wname, fully);
+	if ((rc = history_cols_init(&hc, t, fully)) < 0)
+		return rc;
+	print_history_head(out, t, &hc, wname, fully);
 	for (k = 0; k < s->n; k++)
-		print_history_row(out, t, &s->list[k], ncols, wname, fully);
-	if (t->nreleases > HISTORY_COLUMNS)
+		print_history_row(out, t, &s->list[k], &hc, wname, fully);
+	if (hc.folded)
 		fprintf(out, "(a column \"NAME+\" is that release and those "
-			"after "
-		       "it, up to the next column's)\n");
+			"after it, up to the next column's)\n");
 	print_survival(out, t, s, wname, fully);
+	free(hc.of);
+	return 0;
 }
-

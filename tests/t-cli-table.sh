@@ -272,6 +272,43 @@ author_columns() {
 	grep -Eq '^a\.example +4 +36\.36% +2 +33\.33%$' o.txt
 }
 
+# The history matrix never folds the newest release into an older one's
+# column: with more releases than columns the older ones fold, the
+# newest keeps its own; releases that wrote nothing at REV get none.
+history_columns() {
+	repo_new r
+	local i
+	for i in $(seq 1 20); do
+		commit_file f$i.c "r$i" x$i
+		git tag v$i
+		[ $i != 2 ] && continue
+		# Maintenance releases of v2 on a branch never merged.
+		git checkout -q -b maint
+		for i in 1 2 3 4 5 6 7 8 9; do
+			commit_file m$i.c "m$i" m
+			git tag v2.0.$i
+		done
+		git checkout -q -
+		i=2
+	done
+	commit_file f21.c "r21" $(lines y 1 9)
+	git tag v21
+	cd ..
+	"$STRATA" table r -q --history releases >t.txt
+	cat t.txt
+	grep -Eq '^snapshot .* v21$' t.txt
+	grep -q 'is that release and those after it' t.txt
+	# v21 wrote 9 of the 29 lines at HEAD: 31.0%, in its own column.
+	grep -Eq '^v21 .* 31\.0$' t.txt
+	# The maintenance releases wrote nothing at HEAD: no column, and
+	# the others need no folding.
+	"$STRATA" table r -q --history releases --tags 'v(1|2|21|2\.0\..*)' >t.txt
+	cat t.txt
+	grep -qx '9 releases on other branches shipped no commit of HEAD (left out; see releases.csv)' t.txt
+	grep -Eq '^snapshot +date +lines +v1 +v2 +v21$' t.txt
+	! grep -q 'is that release and those after it' t.txt
+}
+
 run_case standing_dates standing_dates
 run_case hostile_names hostile_names
 run_case singular singular
@@ -280,4 +317,5 @@ run_case depth_levels depth_levels
 run_case utf8_names utf8_names
 run_case empty_releases empty_releases
 run_case author_columns author_columns
+run_case history_columns history_columns
 finish
