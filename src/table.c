@@ -490,16 +490,32 @@ static double percent(uint64_t part, uint64_t whole)
  * the text files holding one of their lines and the share of the
  * `nfiles` at REV (authors), the columns git-fame's readers look for.
  */
+/*
+ * Rows of the author and organisation tables: a table pasted into an
+ * article must stay readable (redis has 680 authors); the rest are
+ * summed on one line, and authors.csv and orgs.csv list every one.
+ */
+#define COHORT_ROWS 25
+
 static void print_cohorts(FILE *out, const struct cohort_view *v,
 			  const char *head, uint64_t total, int shares,
 			  int files, size_t nfiles, int fully)
 {
 	size_t i, wname = strlen(head);
+	size_t nrows = shares && v->n > COHORT_ROWS ? COHORT_ROWS : v->n;
 	int wlines = (int)strlen("lines"), wcommits = (int)strlen("commits");
 	int wfiles = (int)strlen("files");
-	uint64_t ncommits = 0;
+	uint64_t ncommits = 0, more_lines = 0, more_commits = 0;
 
 	for (i = 0; i < v->n; i++) {
+		/* Each commit of the history is in one cohort of a view. */
+		ncommits += v->v[i].commits;
+		if (i >= nrows) {
+			more_lines += v->v[i].lines;
+			more_commits += v->v[i].commits;
+		}
+	}
+	for (i = 0; i < nrows; i++) {
 		size_t w = name_width(v->v[i].name, fully);
 
 		if (w > wname)
@@ -510,8 +526,6 @@ static void print_cohorts(FILE *out, const struct cohort_view *v,
 			wcommits = digits(v->v[i].commits);
 		if (digits(v->v[i].files) > wfiles)
 			wfiles = digits(v->v[i].files);
-		/* Each commit of the history is in one cohort of a view. */
-		ncommits += v->v[i].commits;
 	}
 	fprintf(out, "%-*s  %*s  %7s  %*s", (int)wname, head, wlines, "lines",
 		shares ? "% lines" : "share", wcommits, "commits");
@@ -520,7 +534,7 @@ static void print_cohorts(FILE *out, const struct cohort_view *v,
 	if (files)
 		fprintf(out, "  %*s  %7s", wfiles, "files", "% files");
 	fputc('\n', out);
-	for (i = 0; i < v->n; i++) {
+	for (i = 0; i < nrows; i++) {
 		const struct cohort *c = &v->v[i];
 
 		put_name(out, c->name, wname, fully);
@@ -534,6 +548,17 @@ static void print_cohorts(FILE *out, const struct cohort_view *v,
 				percent(c->files, nfiles));
 		fputc('\n', out);
 	}
+	if (nrows < v->n)
+		fprintf(out, "%zu more %s: %llu %s (%.2f%%), %llu %s "
+			"(%.2f%%); strata report lists every one in %s\n",
+			v->n - nrows, files ? "authors" : "organisations",
+			(unsigned long long)more_lines,
+			plural(more_lines, "line", "lines"),
+			percent(more_lines, total),
+			(unsigned long long)more_commits,
+			plural(more_commits, "commit", "commits"),
+			percent(more_commits, ncommits),
+			files ? "authors.csv" : "orgs.csv");
 }
 
 /* The table of --by year, author or org: the cohorts and what was left. */

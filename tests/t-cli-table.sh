@@ -309,6 +309,30 @@ history_columns() {
 	! grep -q 'is that release and those after it' t.txt
 }
 
+# The author and organisation tables stay readable: 25 rows, then one
+# line sums the others; authors.csv lists every one.
+author_rows() {
+	repo_new r
+	local i
+	for i in $(seq 1 27); do
+		GIT_AUTHOR_NAME="Author $i" GIT_AUTHOR_EMAIL="a$i@o$i.example" \
+			commit_file f$i.c "c$i" $(lines l 1 $((100 - i)))
+	done
+	git tag v1
+	cd ..
+	"$STRATA" table r -q --by author >t.txt
+	cat t.txt
+	[ "$(grep -c '^Author ' t.txt)" = 25 ]
+	grep -q '^Author 25 ' t.txt
+	! grep -q '^Author 26 ' t.txt
+	# 74 + 73 of 2322 lines, 2 of 27 commits
+	grep -qx '2 more authors: 147 lines (6.33%), 2 commits (7.41%); strata report lists every one in authors.csv' t.txt
+	"$STRATA" table r -q --by org >o.txt
+	grep -qx '2 more organisations: 147 lines (6.33%), 2 commits (7.41%); strata report lists every one in orgs.csv' o.txt
+	"$STRATA" table r -q --by year >y.txt
+	! grep -q 'more' y.txt
+}
+
 run_case standing_dates standing_dates
 run_case hostile_names hostile_names
 run_case singular singular
@@ -318,4 +342,5 @@ run_case utf8_names utf8_names
 run_case empty_releases empty_releases
 run_case author_columns author_columns
 run_case history_columns history_columns
+run_case author_rows author_rows
 finish
