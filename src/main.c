@@ -734,6 +734,16 @@ static int prepare_cohorts(struct options *o, struct repository *repo,
 	return 0;
 }
 
+/* A copy of the last error's message, to report it later. */
+static int keep_error(char **out)
+{
+	const char *msg = error_last();
+
+	if (!(*out = strdup(msg ? msg : "unable to read the attributes")))
+		return error_oom();
+	return 0;
+}
+
 static int run(struct options *o)
 {
 	struct repository *repo = NULL;
@@ -748,6 +758,7 @@ static int run(struct options *o)
 	struct timespec t0, t1;
 	git_oid tip, *ignore = NULL;
 	size_t nignore = 0;
+	char *attr_error = NULL;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -767,8 +778,16 @@ static int run(struct options *o)
 	if (rc < 0)
 		goto done;
 	if (o->skip_vendored) {
-		if ((rc = attr_load_tree(&attr, repo->git,
-					 &h->commits[h->n - 1].tree)) < 0)
+		rc = attr_load_tree(&attr, repo->git,
+				    &h->commits[h->n - 1].tree);
+		if (rc < 0 && option_given(o, "--skip-vendored"))
+			goto done;
+		/*
+		 * On by default, a tree libgit2 cannot parse is named by the
+		 * blame's own reader first, which says what is wrong with it;
+		 * the error stands when the blame gets through.
+		 */
+		if (rc < 0 && (rc = keep_error(&attr_error)) < 0)
 			goto done;
 		o->filter.attr = attr;
 	}
@@ -790,6 +809,8 @@ static int run(struct options *o)
 	progress_end(&prog);
 	if (rc == 0 && snap)
 		rc = snapshots_finish(snap);
+	if (rc == 0 && attr_error)
+		rc = error_set("%s", attr_error);
 	if (rc < 0)
 		goto done;
 	info.seconds_blame = seconds_since(&t1);
@@ -805,6 +826,7 @@ static int run(struct options *o)
 	git_oid_tostr(info.commit, sizeof(info.commit), &tip);
 	rc = run_tally(o, repo, h, b, rel, snap, ignore, nignore, &info, &t0);
 done:
+	free(attr_error);
 	free(ignore);
 	snapshots_free(snap);
 	releases_free(rel);
