@@ -772,13 +772,14 @@ static const char *const help_cmd[] = {
 	"\n"
 	"Prints the lines and share of the code at REV written in each\n"
 	"release, the share of first-release code in each directory down to\n"
-	"--depth levels, how many files are untouched since the first\n"
-	"release, and what --include, --exclude and --skip-vendored (on by\n"
-	"default) left out.\n"
+	"--depth levels and how many files are untouched since the first\n"
+	"release. Under its first line it says which tags count and what\n"
+	"--include, --exclude and --skip-vendored (on by default) left out.\n"
 	"\n"
 	"With --by year, author or org, the table gives the lines, share and\n"
 	"commits of each calendar year, author (after .mailmap) or\n"
-	"organisation instead of each release.\n",
+	"organisation instead of each release; authors and organisations\n"
+	"with their share of the commits, authors with their files too.\n",
 
 	"usage: strata report [REPO] [--rev REV] [--out DIR] [options]\n"
 	"\n"
