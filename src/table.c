@@ -255,10 +255,14 @@ static void print_empty_releases(FILE *out, const struct tally *t,
 		put_name(out, in->rev, 0, fully);
 		fputs(" (left out; see releases.csv)\n", out);
 	}
-	if (on)
-		fprintf(out, "%zu %s tagged only commits an earlier release "
-			"shipped (left out; see releases.csv)\n", on,
+	if (on) {
+		fprintf(out, "%zu %s on the history of ", on,
 			plural(on, "release", "releases"));
+		put_name(out, in->rev, 0, fully);
+		fprintf(out, " %s no commit of %s own (left out; see "
+			"releases.csv)\n", plural(on, "holds", "hold"),
+			plural(on, "its", "their"));
+	}
 }
 
 static void print_releases(FILE *out, const struct tally *t, int fully)
