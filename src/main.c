@@ -131,16 +131,29 @@ static int left_out_reason(const char *path, void *payload)
 	return (int)filter_path(&o->filter, path);
 }
 
-/* "--include, --skip-vendored": the filters given, for messages. */
-static const char *filters_given(const struct options *o, char *buf,
-				 size_t size)
+/*
+ * "--include, --skip-vendored": the filters that left files out, for
+ * messages; `vendored` says whether to name --skip-vendored.
+ */
+static const char *filters_given(const struct options *o, int vendored,
+				 char *buf, size_t size)
 {
 	snprintf(buf, size, "%s%s%s%s%s", o->include.n ? "--include" : "",
 		 o->include.n && o->exclude.n ? ", " : "",
 		 o->exclude.n ? "--exclude" : "",
-		 (o->include.n || o->exclude.n) && o->skip_vendored ? ", " : "",
-		 o->skip_vendored ? "--skip-vendored" : "");
+		 (o->include.n || o->exclude.n) && vendored ? ", " : "",
+		 vendored ? "--skip-vendored" : "");
 	return buf;
+}
+
+/* 1 if the command line names the option `name`. */
+static int option_given(const struct options *o, const char *name)
+{
+	for (size_t i = 0; i < options_count; i++)
+		if (options_table[i].name &&
+		    !strcmp(options_table[i].name, name))
+			return !!(o->given & ((uint64_t)1 << i));
+	return 0;
 }
 
 /* ---- ignore revs ---- */
@@ -504,17 +517,32 @@ static void print_verbose(const struct history *h,
 	fprintf(stderr, "strata: %s\n", heap);
 }
 
-/* One rule for every command: a run with no text file left fails. */
-static int check_found(const struct options *o, const struct blame_result *b)
+/*
+ * One rule for every command: a run with no text file left fails. The
+ * message names --skip-vendored when it was given, or when, on by
+ * default, it left some file out.
+ */
+static int check_found(struct options *o, const struct blame_result *b,
+		       struct repository *repo, const struct history *h)
 {
+	struct blame_left_out lo = {0};
 	char given[64];
+	int vendored = o->skip_vendored, rc;
 
 	if (b->nfiles)
 		return 0;
-	if (!filter_active(&o->filter))
+	if (vendored && !option_given(o, "--skip-vendored")) {
+		rc = blame_count_left_out(&lo, repo,
+					  &h->commits[h->n - 1].tree,
+					  left_out_reason, o);
+		if (rc < 0)
+			return rc;
+		vendored = lo.files[FILTER_VENDORED] > 0;
+	}
+	if (!o->include.n && !o->exclude.n && !vendored)
 		return error_set("no text file at '%s'", o->rev);
 	return error_set("no text file at '%s' is left by %s", o->rev,
-			 filters_given(o, given, sizeof(given)));
+			 filters_given(o, vendored, given, sizeof(given)));
 }
 
 /* The years, authors and organisations, when the command shows them. */
@@ -636,7 +664,8 @@ static int show_tally(const struct tally *t, const struct options *o,
 	if (o->cmd == OPTIONS_TABLE) {
 		rc = table_print(stdout, t, info, o->by, o->quote_fully);
 		if (rc == 0 && snap)
-			table_print_history(stdout, t, snap, o->quote_fully);
+			rc = table_print_history(stdout, t, snap,
+						 o->quote_fully);
 		return rc;
 	}
 	report_options_of(&rep, o);
@@ -705,6 +734,16 @@ static int prepare_cohorts(struct options *o, struct repository *repo,
 	return 0;
 }
 
+/* A copy of the last error's message, to report it later. */
+static int keep_error(char **out)
+{
+	const char *msg = error_last();
+
+	if (!(*out = strdup(msg ? msg : "unable to read the attributes")))
+		return error_oom();
+	return 0;
+}
+
 static int run(struct options *o)
 {
 	struct repository *repo = NULL;
@@ -719,6 +758,7 @@ static int run(struct options *o)
 	struct timespec t0, t1;
 	git_oid tip, *ignore = NULL;
 	size_t nignore = 0;
+	char *attr_error = NULL;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -738,8 +778,16 @@ static int run(struct options *o)
 	if (rc < 0)
 		goto done;
 	if (o->skip_vendored) {
-		if ((rc = attr_load_tree(&attr, repo->git,
-					 &h->commits[h->n - 1].tree)) < 0)
+		rc = attr_load_tree(&attr, repo->git,
+				    &h->commits[h->n - 1].tree);
+		if (rc < 0 && option_given(o, "--skip-vendored"))
+			goto done;
+		/*
+		 * On by default, a tree libgit2 cannot parse is named by the
+		 * blame's own reader first, which says what is wrong with it;
+		 * the error stands when the blame gets through.
+		 */
+		if (rc < 0 && (rc = keep_error(&attr_error)) < 0)
 			goto done;
 		o->filter.attr = attr;
 	}
@@ -761,13 +809,15 @@ static int run(struct options *o)
 	progress_end(&prog);
 	if (rc == 0 && snap)
 		rc = snapshots_finish(snap);
+	if (rc == 0 && attr_error)
+		rc = error_set("%s", attr_error);
 	if (rc < 0)
 		goto done;
 	info.seconds_blame = seconds_since(&t1);
 	if (o->verbose)
 		print_verbose(h, b, snap, &info);
 	if ((o->cmd == OPTIONS_BLAME && (rc = check_pathspecs(o, b)) < 0) ||
-	    (rc = check_found(o, b)) < 0)
+	    (rc = check_found(o, b, repo, h)) < 0)
 		goto done;
 	if (o->cmd == OPTIONS_BLAME) {
 		rc = print_blame(b, h, o);
@@ -776,6 +826,7 @@ static int run(struct options *o)
 	git_oid_tostr(info.commit, sizeof(info.commit), &tip);
 	rc = run_tally(o, repo, h, b, rel, snap, ignore, nignore, &info, &t0);
 done:
+	free(attr_error);
 	free(ignore);
 	snapshots_free(snap);
 	releases_free(rel);

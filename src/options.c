@@ -127,7 +127,8 @@ const struct options_spec options_table[] = {
 	{ .name = "--skip-vendored", .cmds = OPTIONS_ALL,
 	  .kind = OPTIONS_FLAG, .offset = AT(skip_vendored),
 	  .help = "leave out files that REV's .gitattributes\n"
-		  "mark linguist-vendored or linguist-generated\n",
+		  "mark linguist-vendored or linguist-generated\n"
+		  "(the default of table and report)\n",
 	  .man = "Leave out the files that the\n"
 		 ".I .gitattributes\n"
 		 "files of\n"
@@ -137,8 +138,13 @@ const struct options_spec options_table[] = {
 		 "or\n"
 		 ".B linguist\\-generated\n"
 		 "(set, or given any value but\n"
-		 ".BR false );\n"
-		 "see\n"
+		 ".BR false ),\n"
+		 "as GitHub's language statistics do. The default of\n"
+		 ".B table\n"
+		 "and\n"
+		 ".BR report ;\n"
+		 ".B blame\n"
+		 "prints every file unless it is given. See\n"
 		 ".BR ATTRIBUTES .\n" },
 	{ .name = "--jobs", .cmds = OPTIONS_ALL, .kind = OPTIONS_INT,
 	  .offset = AT(jobs), .arg = "N", .min = 1, .max = 64,
@@ -277,6 +283,17 @@ const struct options_spec options_table[] = {
 		 "is an error naming the file and line, before any work.\n"
 		 "See docs/cohorts.md.\n" },
 
+	{ .name = "--no-skip-vendored", .cmds = FOR(TABLE) | FOR(REPORT),
+	  .kind = OPTIONS_UNSET, .offset = AT(skip_vendored),
+	  .help = "count the vendored and generated files too\n",
+	  .man = "Count the files marked\n"
+		 ".B linguist\\-vendored\n"
+		 "or\n"
+		 ".B linguist\\-generated\n"
+		 "too (of\n"
+		 ".B \\-\\-skip\\-vendored\n"
+		 "and this, the last given wins).\n" },
+
 	/* ---- table ---- */
 	{ .name = "--by", .cmds = FOR(TABLE), .kind = OPTIONS_ENUM,
 	  .offset = AT(by), .values = by_values,
@@ -384,6 +401,8 @@ static void options_defaults(struct options *o, enum options_cmd cmd)
 	o->chart_width = 720;
 	o->chart_height = 480;
 	o->generated = -1;
+	/* As GitHub's language statistics: blame prints every file. */
+	o->skip_vendored = cmd != OPTIONS_BLAME;
 	o->history = cmd == OPTIONS_REPORT ? SNAPSHOTS_RELEASES
 					   : SNAPSHOTS_NONE;
 }
@@ -417,6 +436,12 @@ static void *field(struct options *o, const struct options_spec *s)
 static int field_int(const struct options *o, const struct options_spec *s)
 {
 	return *(const int *)(const void *)((const char *)o + s->offset);
+}
+
+/* An option that takes no value. */
+static int is_flag(const struct options_spec *s)
+{
+	return s->kind == OPTIONS_FLAG || s->kind == OPTIONS_UNSET;
 }
 
 /* "--by" or "-w", for messages. */
@@ -487,7 +512,8 @@ static int spec_set(struct options *o, const struct options_spec *s,
 {
 	switch (s->kind) {
 	case OPTIONS_FLAG:
-		*(int *)field(o, s) = 1;
+	case OPTIONS_UNSET:
+		*(int *)field(o, s) = s->kind == OPTIONS_FLAG;
 		return 0;
 	case OPTIONS_INT:
 		return parse_long(field(o, s), s->name, v, s->min, s->max);
@@ -524,11 +550,11 @@ static int parse_option(struct options *o, int argc, char **argv, int *i)
 				  "apply to 'strata %s' (see 'strata %s "
 				  "--help')", (int)len, a, o->cmd_name,
 				  o->cmd_name);
-	if (!s || (s->kind == OPTIONS_FLAG && eq))
+	if (!s || (is_flag(s) && eq))
 		return error_setc(STRATA_EUSAGE, "unknown option '%s' (see "
 				  "'strata %s --help')", a, o->cmd_name);
 	o->given |= (uint64_t)1 << index;
-	if (s->kind == OPTIONS_FLAG)
+	if (is_flag(s))
 		return spec_set(o, s, NULL);
 	if (eq)
 		return spec_set(o, s, eq + 1);
@@ -746,12 +772,14 @@ static const char *const help_cmd[] = {
 	"\n"
 	"Prints the lines and share of the code at REV written in each\n"
 	"release, the share of first-release code in each directory down to\n"
-	"--depth levels, how many files are untouched since the first\n"
-	"release, and what --include, --exclude and --skip-vendored left out.\n"
+	"--depth levels and how many files are untouched since the first\n"
+	"release. Under its first line it says which tags count and what\n"
+	"--include, --exclude and --skip-vendored (on by default) left out.\n"
 	"\n"
 	"With --by year, author or org, the table gives the lines, share and\n"
 	"commits of each calendar year, author (after .mailmap) or\n"
-	"organisation instead of each release.\n",
+	"organisation instead of each release; authors and organisations\n"
+	"with their share of the commits, authors with their files too.\n",
 
 	"usage: strata report [REPO] [--rev REV] [--out DIR] [options]\n"
 	"\n"
@@ -887,12 +915,12 @@ static void man_header(FILE *f, const struct options_spec *s)
 	char shortname[3] = { '-', s->short_name, 0 };
 	const char *name = s->name ? s->name : shortname;
 
-	if (s->kind == OPTIONS_FLAG && s->name && s->short_name) {
+	if (is_flag(s) && s->name && s->short_name) {
 		fputs(".BR ", f);
 		man_name(f, name);
 		fputs(" \", \" ", f);
 		man_name(f, shortname);
-	} else if (s->kind == OPTIONS_FLAG) {
+	} else if (is_flag(s)) {
 		fputs(".B ", f);
 		man_name(f, name);
 	} else {

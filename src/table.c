@@ -2,6 +2,7 @@
  * table: the tables `strata table` prints (include/strata/table.h).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +216,55 @@ static void release_day(char *day, size_t size, const struct release *rel)
 		strftime(day, size, "%Y-%m-%d", &tm);
 }
 
+/*
+ * A release that wrote nothing at REV: no commit of REV's history and no
+ * line at REV (a maintenance tag on another branch, say). The table
+ * leaves it out; releases.csv keeps it.
+ */
+static int release_empty(const struct tally_release *r)
+{
+	return !r->unreleased && !r->lines && !r->release->commits;
+}
+
+/* Every tag of the release is off REV's history. */
+static int release_elsewhere(const struct release *rel)
+{
+	for (size_t k = 0; k < rel->ntags; k++)
+		if (rel->tags[k].commit != RELEASES_OFF_HISTORY)
+			return 0;
+	return 1;
+}
+
+/* Why some releases are not in the table, so that none goes unsaid. */
+static void print_empty_releases(FILE *out, const struct tally *t,
+				 const struct report_info *in, int fully)
+{
+	size_t i, off = 0, on = 0;
+
+	for (i = 0; i < t->nreleases; i++) {
+		if (!release_empty(&t->releases[i]))
+			continue;
+		if (release_elsewhere(t->releases[i].release))
+			off++;
+		else
+			on++;
+	}
+	if (off) {
+		fprintf(out, "%zu %s on other branches shipped no commit of ",
+			off, plural(off, "release", "releases"));
+		put_name(out, in->rev, 0, fully);
+		fputs(" (left out; see releases.csv)\n", out);
+	}
+	if (on) {
+		fprintf(out, "%zu %s on the history of ", on,
+			plural(on, "release", "releases"));
+		put_name(out, in->rev, 0, fully);
+		fprintf(out, " %s no commit of %s own (left out; see "
+			"releases.csv)\n", plural(on, "holds", "hold"),
+			plural(on, "its", "their"));
+	}
+}
+
 static void print_releases(FILE *out, const struct tally *t, int fully)
 {
 	size_t i, wname = strlen("release");
@@ -223,6 +273,9 @@ static void print_releases(FILE *out, const struct tally *t, int fully)
 	for (i = 0; i < t->nreleases; i++) {
 		const struct tally_release *r = &t->releases[i];
 		size_t w = name_width(r->name, fully);
+
+		if (release_empty(r))
+			continue;
 
 		if (w > wname)
 			wname = w;
@@ -237,6 +290,8 @@ static void print_releases(FILE *out, const struct tally *t, int fully)
 		const struct tally_release *r = &t->releases[i];
 		char day[16];
 
+		if (release_empty(r))
+			continue;
 		release_day(day, sizeof(day), r->release);
 		put_name(out, r->name, wname, fully);
 		fprintf(out, "  %-10s  %*llu  %6.2f%%  %*llu\n", day, wlines,
@@ -347,15 +402,52 @@ static void print_left(FILE *out, const char *why, size_t files, uint64_t lines)
 	       plural(lines, "line", "lines"));
 }
 
-/* What the filters left out, so that a figure can be defended. */
-static void print_left_out(FILE *out, const struct report_info *in)
+/*
+ * How the table was made, under its first line: the tags that count and
+ * how they group into releases (when it shows releases), and what the
+ * filters left out, so that a table pasted elsewhere says it.
+ */
+static void print_how(FILE *out, const struct report_info *in,
+		      int releases)
 {
+	if (releases) {
+		fputs("tags: ", out);
+		if (!strcmp(in->tags_ere, releases_default_tags)) {
+			fputs("default --tags", out);
+		} else {
+			fputs("--tags '", out);
+			put_name(out, in->tags_ere, 0, NAME_TEXT);
+			fputc('\'', out);
+		}
+		fprintf(out, ", --tag-scope %s, ", in->tag_scope);
+		if (in->group_ere) {
+			fputs("--group '", out);
+			put_name(out, in->group_ere, 0, NAME_TEXT);
+			fputc('\'', out);
+		} else {
+			fputs("default grouping", out);
+		}
+		fputc('\n', out);
+	}
 	if (in->ninclude || in->nexclude)
 		print_left(out, "by --include/--exclude", in->left_globs_files,
 			   in->left_globs_lines);
-	if (in->skip_vendored)
-		print_left(out, "as vendored or generated (--skip-vendored)",
-			   in->left_vendored_files, in->left_vendored_lines);
+	if (in->skip_vendored) {
+		fprintf(out, "left out as vendored or generated: %zu text %s "
+			"(%llu %s)", in->left_vendored_files,
+			plural(in->left_vendored_files, "file", "files"),
+			(unsigned long long)in->left_vendored_lines,
+			plural(in->left_vendored_lines, "line", "lines"));
+		fputs(in->left_vendored_files ? "; --no-skip-vendored counts "
+		      "them\n" : "\n", out);
+	}
+	if (!in->ninclude && !in->nexclude && !in->skip_vendored)
+		fputs("left out: nothing (--no-skip-vendored)\n", out);
+}
+
+/* What else the run passed over, so that a figure can be defended. */
+static void print_left_out(FILE *out, const struct report_info *in)
+{
 	if (in->left_missing)
 		fprintf(out, "left out and missing from the partial clone (not "
 		       "counted): %zu %s\n", in->left_missing,
@@ -390,15 +482,44 @@ void table_no_release_note(char *buf, size_t size,
 			 in->tags_elsewhere, in->tags_later, in->tags_skipped);
 }
 
-/* Lines per year, author or organisation (--by), in the view's order. */
+static double percent(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/*
+ * Lines per year, author or organisation (--by), in the view's order,
+ * with their share of the lines and their commits; `shares` adds the
+ * share of the history's commits (authors, organisations) and `files`
+ * the text files holding one of their lines and the share of the
+ * `nfiles` at REV (authors), the columns git-fame's readers look for.
+ */
+/*
+ * Rows of the author and organisation tables: a table pasted into an
+ * article must stay readable (redis has 680 authors); the rest are
+ * summed on one line, and authors.csv and orgs.csv list every one.
+ */
+#define COHORT_ROWS 25
+
 static void print_cohorts(FILE *out, const struct cohort_view *v,
-			  const char *head,
-			  uint64_t total, int fully)
+			  const char *head, uint64_t total, int shares,
+			  int files, size_t nfiles, int fully)
 {
 	size_t i, wname = strlen(head);
+	size_t nrows = shares && v->n > COHORT_ROWS ? COHORT_ROWS : v->n;
 	int wlines = (int)strlen("lines"), wcommits = (int)strlen("commits");
+	int wfiles = (int)strlen("files");
+	uint64_t ncommits = 0, more_lines = 0, more_commits = 0;
 
 	for (i = 0; i < v->n; i++) {
+		/* Each commit of the history is in one cohort of a view. */
+		ncommits += v->v[i].commits;
+		if (i >= nrows) {
+			more_lines += v->v[i].lines;
+			more_commits += v->v[i].commits;
+		}
+	}
+	for (i = 0; i < nrows; i++) {
 		size_t w = name_width(v->v[i].name, fully);
 
 		if (w > wname)
@@ -407,18 +528,41 @@ static void print_cohorts(FILE *out, const struct cohort_view *v,
 			wlines = digits(v->v[i].lines);
 		if (digits(v->v[i].commits) > wcommits)
 			wcommits = digits(v->v[i].commits);
+		if (digits(v->v[i].files) > wfiles)
+			wfiles = digits(v->v[i].files);
 	}
-	fprintf(out, "%-*s  %*s  %7s  %*s\n", (int)wname, head, wlines, "lines",
-	       "share", wcommits, "commits");
-	for (i = 0; i < v->n; i++) {
+	fprintf(out, "%-*s  %*s  %7s  %*s", (int)wname, head, wlines, "lines",
+		shares ? "% lines" : "share", wcommits, "commits");
+	if (shares)
+		fprintf(out, "  %9s", "% commits");
+	if (files)
+		fprintf(out, "  %*s  %7s", wfiles, "files", "% files");
+	fputc('\n', out);
+	for (i = 0; i < nrows; i++) {
 		const struct cohort *c = &v->v[i];
 
 		put_name(out, c->name, wname, fully);
-		fprintf(out, "  %*llu  %6.2f%%  %*llu\n", wlines,
-		       (unsigned long long)c->lines,
-		       total ? 100.0 * (double)c->lines / (double)total : 0.0,
-		       wcommits, (unsigned long long)c->commits);
+		fprintf(out, "  %*llu  %6.2f%%  %*llu", wlines,
+			(unsigned long long)c->lines, percent(c->lines, total),
+			wcommits, (unsigned long long)c->commits);
+		if (shares)
+			fprintf(out, "  %8.2f%%", percent(c->commits, ncommits));
+		if (files)
+			fprintf(out, "  %*zu  %6.2f%%", wfiles, c->files,
+				percent(c->files, nfiles));
+		fputc('\n', out);
 	}
+	if (nrows < v->n)
+		fprintf(out, "%zu more %s: %llu %s (%.2f%%), %llu %s "
+			"(%.2f%%); strata report lists every one in %s\n",
+			v->n - nrows, files ? "authors" : "organisations",
+			(unsigned long long)more_lines,
+			plural(more_lines, "line", "lines"),
+			percent(more_lines, total),
+			(unsigned long long)more_commits,
+			plural(more_commits, "commit", "commits"),
+			percent(more_commits, ncommits),
+			files ? "authors.csv" : "orgs.csv");
 }
 
 /* The table of --by year, author or org: the cohorts and what was left. */
@@ -431,7 +575,8 @@ static void print_by(FILE *out, const struct tally *t, int by)
 	const char *head = by == OPTIONS_BY_YEAR ? "year" :
 			   by == OPTIONS_BY_AUTHOR ? "author" : "organisation";
 
-	print_cohorts(out, v, head, c->total_lines, NAME_TEXT);
+	print_cohorts(out, v, head, c->total_lines, by != OPTIONS_BY_YEAR,
+		      by == OPTIONS_BY_AUTHOR, t->nfiles, NAME_TEXT);
 }
 
 int table_print(FILE *out, const struct tally *t, const struct report_info *in,
@@ -444,15 +589,18 @@ int table_print(FILE *out, const struct tally *t, const struct report_info *in,
 	put_name(out, in->repo_name, 0, fully);
 	fputs(" at ", out);
 	put_name(out, in->rev, 0, fully);
-	fprintf(out, " (%.12s): %llu %s in %zu text %s\n\n", in->commit,
+	fprintf(out, " (%.12s): %llu %s in %zu text %s\n", in->commit,
 	       (unsigned long long)t->total_lines,
 	       plural(t->total_lines, "line", "lines"), t->nfiles,
 	       plural(t->nfiles, "file", "files"));
+	print_how(out, in, by == OPTIONS_BY_RELEASE || t->history);
+	fputc('\n', out);
 	if (by != OPTIONS_BY_RELEASE) {
 		print_by(out, t, by);
 		goto notes;
 	}
 	print_releases(out, t, fully);
+	print_empty_releases(out, t, in, fully);
 	if ((rc = print_dirs(out, t, fully)) < 0)
 		return rc;
 	if (table_no_release(t)) {
@@ -488,13 +636,73 @@ static void print_day(char *buf, size_t size, int64_t t)
 
 /*
  * The columns of the history table: at most 10, each a run of releases
- * in release order (one release each when there are few).
+ * in release order (one release each when there are few). The releases
+ * that wrote nothing at REV have none (their lines are 0 at every
+ * snapshot of REV's history); the newest release, and the unreleased
+ * lines, always have their own, so that the code of the latest cycle is
+ * never folded into an older release's column: older releases fold
+ * when space is short.
  */
 #define HISTORY_COLUMNS 10
 
-static size_t history_column(size_t r, size_t nrel)
+struct history_cols {
+	size_t n;
+	size_t *of;                       /* per release, or SIZE_MAX */
+	size_t first[HISTORY_COLUMNS];    /* its first release */
+	size_t count[HISTORY_COLUMNS];    /* how many it folds */
+	int width;                        /* of each column */
+	int folded;                       /* some column holds several */
+};
+
+static int history_cols_init(struct history_cols *hc, const struct tally *t,
+			     int fully)
 {
-	return nrel <= HISTORY_COLUMNS ? r : r * HISTORY_COLUMNS / nrel;
+	size_t r, nshown = 0, nown = 0, newest = SIZE_MAX, nold, j = 0, c;
+
+	memset(hc, 0, sizeof(*hc));
+	hc->width = 8;
+	if (!(hc->of = malloc((t->nreleases ? t->nreleases : 1) *
+			      sizeof(*hc->of))))
+		return error_oom();
+	for (r = 0; r < t->nreleases; r++) {
+		hc->of[r] = SIZE_MAX;
+		if (release_empty(&t->releases[r]))
+			continue;
+		nshown++;
+		if (t->releases[r].unreleased)
+			nown++;
+		else
+			newest = r;
+	}
+	if (newest != SIZE_MAX)
+		nown++;
+	if (nshown <= HISTORY_COLUMNS)
+		nown = 0;
+	nold = nshown - nown;
+	hc->n = nshown < HISTORY_COLUMNS ? nshown : HISTORY_COLUMNS;
+	for (r = 0; r < t->nreleases; r++) {
+		if (release_empty(&t->releases[r]))
+			continue;
+		if (nown && (r == newest || t->releases[r].unreleased))
+			c = hc->n - nown + (r == newest ? 0 : nown - 1);
+		else if (nshown <= HISTORY_COLUMNS)
+			c = j++;
+		else
+			c = j++ * (HISTORY_COLUMNS - nown) / nold;
+		if (!hc->count[c]++)
+			hc->first[c] = r;
+		hc->of[r] = c;
+	}
+	for (c = 0; c < hc->n; c++) {
+		int w = (int)name_width(t->releases[hc->first[c]].name, fully) +
+			(hc->count[c] > 1);
+
+		if (hc->count[c] > 1)
+			hc->folded = 1;
+		if (w > hc->width)
+			hc->width = w;
+	}
+	return 0;
 }
 
 /* The widest snapshot name, "snapshot" at least. */
@@ -508,32 +716,32 @@ static size_t history_name_width(const struct snapshots *s, int fully)
 	return w;
 }
 
-static void print_history_head(FILE *out, const struct tally *t, size_t ncols,
-			       size_t wname, int fully)
+static void print_history_head(FILE *out, const struct tally *t,
+			       const struct history_cols *hc, size_t wname,
+			       int fully)
 {
-	size_t c, r;
+	size_t c;
 
 	fprintf(out, "\nshare of the lines at each snapshot by the release "
 		"that "
 	       "wrote them (%%)\n%-*s  %-10s  %12s", (int)wname, "snapshot",
 	       "date", "lines");
-	for (c = 0; c < ncols; c++) {
-		char *q = NULL;
-		const char *name;
+	for (c = 0; c < hc->n; c++) {
+		const char *name = t->releases[hc->first[c]].name;
+		int plus = hc->count[c] > 1;
 
-		for (r = 0; history_column(r, t->nreleases) != c; r++)
-			;
-		name = shown_name(&q, t->releases[r].name, fully);
-		fprintf(out, " %8.*s%s", t->nreleases > HISTORY_COLUMNS ? 7 : 8,
-		       name ? name : "?",
-		       t->nreleases > HISTORY_COLUMNS ? "+" : "");
-		free(q);
+		fprintf(out, " %*s", hc->width - (int)name_width(name, fully) -
+			plus, "");
+		put_name(out, name, 0, fully);
+		if (plus)
+			fputc('+', out);
 	}
 	fputc('\n', out);
 }
 
 static void print_history_row(FILE *out, const struct tally *t,
-			      const struct snapshot *p, size_t ncols,
+			      const struct snapshot *p,
+			      const struct history_cols *hc,
 			      size_t wname, int fully)
 {
 	uint64_t col[HISTORY_COLUMNS] = {0};
@@ -541,16 +749,17 @@ static void print_history_row(FILE *out, const struct tally *t,
 	size_t c, r;
 
 	for (r = 0; r < t->nreleases; r++)
-		col[history_column(r, t->nreleases)] += p->by_release[r];
+		if (hc->of[r] != SIZE_MAX)
+			col[hc->of[r]] += p->by_release[r];
 	print_day(day, sizeof(day), p->date);
 	put_name(out, p->name, wname, fully);
 	fprintf(out, "  %-10s  %12llu", day, (unsigned long long)p->lines);
-	for (c = 0; c < ncols; c++) {
+	for (c = 0; c < hc->n; c++) {
 		if (!col[c])
-			fprintf(out, " %8s", "");
+			fprintf(out, " %*s", hc->width, "");
 		else
-			fprintf(out, " %8.1f", 100.0 * (double)col[c] /
-			       (double)p->lines);
+			fprintf(out, " %*.1f", hc->width, 100.0 *
+				(double)col[c] / (double)p->lines);
 	}
 	fputc('\n', out);
 }
@@ -589,21 +798,22 @@ static void print_survival(FILE *out, const struct tally *t,
 	fputs(")\n", out);
 }
 
-void table_print_history(FILE *out, const struct tally *t,
-			 const struct snapshots *s,
-			  int fully)
+int table_print_history(FILE *out, const struct tally *t,
+			const struct snapshots *s, int fully)
 {
-	size_t ncols = t->nreleases < HISTORY_COLUMNS ? t->nreleases :
-		       HISTORY_COLUMNS, k;
-	size_t wname = history_name_width(s, fully);
+	struct history_cols hc;
+	size_t wname = history_name_width(s, fully), k;
+	int rc;
 
-	print_history_head(out, t, ncols, wname, fully);
+	if ((rc = history_cols_init(&hc, t, fully)) < 0)
+		return rc;
+	print_history_head(out, t, &hc, wname, fully);
 	for (k = 0; k < s->n; k++)
-		print_history_row(out, t, &s->list[k], ncols, wname, fully);
-	if (t->nreleases > HISTORY_COLUMNS)
+		print_history_row(out, t, &s->list[k], &hc, wname, fully);
+	if (hc.folded)
 		fprintf(out, "(a column \"NAME+\" is that release and those "
-			"after "
-		       "it, up to the next column's)\n");
+			"after it, up to the next column's)\n");
 	print_survival(out, t, s, wname, fully);
+	free(hc.of);
+	return 0;
 }
-

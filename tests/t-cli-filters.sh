@@ -200,9 +200,56 @@ globs_as_gitignore() {
 	done
 }
 
+# table and report leave out what .gitattributes marks linguist-vendored
+# or linguist-generated, as GitHub's language statistics do, and say so
+# in the table's header with how to count them; --no-skip-vendored
+# counts them (the last of it and --skip-vendored wins); blame prints
+# every file unless --skip-vendored is given.
+vendored_default() {
+	repo_new r
+	put .gitattributes 'third/** linguist-vendored' 'gen.c linguist-generated=true'
+	put main.c m1 m2
+	put third/lib.c $(lines l 1 10)
+	put gen.c g1 g2 g3
+	commit "files"
+	git tag v1
+	cd ..
+	"$STRATA" table r -q >t.txt
+	cat t.txt
+	grep -q '): 4 lines in 2 text files$' t.txt
+	grep -qx 'tags: default --tags, --tag-scope dated, default grouping' t.txt
+	grep -qx 'left out as vendored or generated: 2 text files (13 lines); --no-skip-vendored counts them' t.txt
+	"$STRATA" table r -q --skip-vendored >t2.txt
+	cmp t.txt t2.txt
+	"$STRATA" table r -q --no-skip-vendored >t.txt
+	cat t.txt
+	grep -q '): 17 lines in 4 text files$' t.txt
+	grep -qx 'left out: nothing (--no-skip-vendored)' t.txt
+	"$STRATA" table r -q --no-skip-vendored --skip-vendored >t.txt
+	grep -q '): 4 lines in 2 text files$' t.txt
+	"$STRATA" table r -q --skip-vendored --no-skip-vendored >t.txt
+	grep -q '): 17 lines in 4 text files$' t.txt
+	"$STRATA" table r -q --by author >t.txt
+	grep -q '): 4 lines in 2 text files$' t.txt
+	SOURCE_DATE_EPOCH=0 "$STRATA" report r -q --out rep
+	grep -q '"skip_vendored": true' rep/data/report.json
+	grep -q '"vendored": {"files": 2, "lines": 13}' rep/data/report.json
+	SOURCE_DATE_EPOCH=0 "$STRATA" report r -q --out rep --no-skip-vendored
+	grep -q '"skip_vendored": false' rep/data/report.json
+	[ "$("$STRATA" blame r | cut -f4 | sort -u | wc -l)" = 4 ]
+	[ "$("$STRATA" blame r --skip-vendored | cut -f4 | sort -u | wc -l)" = 2 ]
+	expect 2 "option '--no-skip-vendored' does not apply to 'strata blame'" \
+		"$STRATA" blame r --no-skip-vendored
+	# With every file vendored, the message names the filter at work.
+	(cd r && put .gitattributes '* linguist-vendored' && commit "all")
+	expect 1 "no text file at 'HEAD' is left by --skip-vendored$" \
+		"$STRATA" table r
+}
+
 run_case never_read never_read
 run_case kept_parity kept_parity
 run_case partial_clone partial_clone
 run_case passed_over_differs passed_over_differs
 run_case globs_as_gitignore globs_as_gitignore
+run_case vendored_default vendored_default
 finish

@@ -207,10 +207,140 @@ utf8_names() {
 	[ "$(wc -l <widths)" = 1 ] || { cat widths; return 1; }
 }
 
+# A release that wrote nothing at REV (a maintenance tag on another
+# branch: no commit of REV's history, no line) leaves the table, and a
+# line under it says how many and why; releases.csv keeps it.
+empty_releases() {
+	repo_new r
+	commit_file a.c "one" a b
+	git tag v1.0
+	git checkout -q -b maint
+	tick
+	commit_file a.c "fix" a c
+	git tag v1.0.1
+	git checkout -q -
+	tick
+	commit_file b.c "two" x
+	git tag v2.0
+	git tag v2.0-again
+	cd ..
+	"$STRATA" table r -q --tags '.*' >t.txt
+	cat t.txt
+	grep -q '^v1\.0 ' t.txt
+	grep -q '^v2\.0 ' t.txt
+	if grep -q '^v1\.0\.1 ' t.txt; then
+		echo "a release that wrote nothing is in the table"; return 1
+	fi
+	grep -qx '1 release on other branches shipped no commit of HEAD (left out; see releases.csv)' t.txt
+	grep -qx '1 release on the history of HEAD holds no commit of its own (left out; see releases.csv)' t.txt
+	SOURCE_DATE_EPOCH=0 "$STRATA" report r -q --tags '.*' --out rep
+	grep -q '^v1\.0\.1,' rep/data/releases.csv
+}
+
+# --by author gives git-fame's columns: lines, share of lines, commits,
+# share of commits, files and share of the text files at REV; every bot
+# is one row, "(bots)". --by org gives the share of commits too.
+author_columns() {
+	repo_new r
+	GIT_AUTHOR_NAME=Ann GIT_AUTHOR_EMAIL=ann@a.example \
+		commit_file a.c "one" a1 a2 a3
+	GIT_AUTHOR_NAME=Ann GIT_AUTHOR_EMAIL=ann@a.example \
+		commit_file b.c "two" b1
+	GIT_AUTHOR_NAME=Bob GIT_AUTHOR_EMAIL=bob@b.example \
+		commit_file c.c "three" c1 c2 c3 c4
+	GIT_AUTHOR_NAME=Bob GIT_AUTHOR_EMAIL=bob@b.example \
+		commit_file a.c "four" a1 a2 a3 x
+	GIT_AUTHOR_NAME='dependabot[bot]' \
+		GIT_AUTHOR_EMAIL='49699333+dependabot[bot]@users.noreply.github.com' \
+		commit_file b.c "bump" b1 y
+	GIT_AUTHOR_NAME='renovate[bot]' \
+		GIT_AUTHOR_EMAIL='29139614+renovate[bot]@users.noreply.github.com' \
+		commit_file d.c "bump" z
+	git tag v1
+	cd ..
+	"$STRATA" table r -q --by author >t.txt
+	cat t.txt
+	grep -Eq '^author +lines +% lines +commits +% commits +files +% files$' t.txt
+	# 11 lines, 6 commits, 4 files
+	grep -Eq '^Ann +4 +36\.36% +2 +33\.33% +2 +50\.00%$' t.txt
+	grep -Eq '^Bob +5 +45\.45% +2 +33\.33% +2 +50\.00%$' t.txt
+	grep -Eq '^\(bots\) +2 +18\.18% +2 +33\.33% +2 +50\.00%$' t.txt
+	[ "$(grep -c bot t.txt)" = 1 ]
+	"$STRATA" table r -q --by org >o.txt
+	cat o.txt
+	grep -Eq '^organisation +lines +% lines +commits +% commits$' o.txt
+	grep -Eq '^a\.example +4 +36\.36% +2 +33\.33%$' o.txt
+}
+
+# The history matrix never folds the newest release into an older one's
+# column: with more releases than columns the older ones fold, the
+# newest keeps its own; releases that wrote nothing at REV get none.
+history_columns() {
+	repo_new r
+	local i
+	for i in $(seq 1 20); do
+		commit_file f$i.c "r$i" x$i
+		git tag v$i
+		[ $i != 2 ] && continue
+		# Maintenance releases of v2 on a branch never merged.
+		git checkout -q -b maint
+		for i in 1 2 3 4 5 6 7 8 9; do
+			commit_file m$i.c "m$i" m
+			git tag v2.0.$i
+		done
+		git checkout -q -
+		i=2
+	done
+	commit_file f21.c "r21" $(lines y 1 9)
+	git tag v21
+	cd ..
+	"$STRATA" table r -q --history releases >t.txt
+	cat t.txt
+	grep -Eq '^snapshot .* v21$' t.txt
+	grep -q 'is that release and those after it' t.txt
+	# v21 wrote 9 of the 29 lines at HEAD: 31.0%, in its own column.
+	grep -Eq '^v21 .* 31\.0$' t.txt
+	# The maintenance releases wrote nothing at HEAD: no column, and
+	# the others need no folding.
+	"$STRATA" table r -q --history releases --tags 'v(1|2|21|2\.0\..*)' >t.txt
+	cat t.txt
+	grep -qx '9 releases on other branches shipped no commit of HEAD (left out; see releases.csv)' t.txt
+	grep -Eq '^snapshot +date +lines +v1 +v2 +v21$' t.txt
+	! grep -q 'is that release and those after it' t.txt
+}
+
+# The author and organisation tables stay readable: 25 rows, then one
+# line sums the others; authors.csv lists every one.
+author_rows() {
+	repo_new r
+	local i
+	for i in $(seq 1 27); do
+		GIT_AUTHOR_NAME="Author $i" GIT_AUTHOR_EMAIL="a$i@o$i.example" \
+			commit_file f$i.c "c$i" $(lines l 1 $((100 - i)))
+	done
+	git tag v1
+	cd ..
+	"$STRATA" table r -q --by author >t.txt
+	cat t.txt
+	[ "$(grep -c '^Author ' t.txt)" = 25 ]
+	grep -q '^Author 25 ' t.txt
+	! grep -q '^Author 26 ' t.txt
+	# 74 + 73 of 2322 lines, 2 of 27 commits
+	grep -qx '2 more authors: 147 lines (6.33%), 2 commits (7.41%); strata report lists every one in authors.csv' t.txt
+	"$STRATA" table r -q --by org >o.txt
+	grep -qx '2 more organisations: 147 lines (6.33%), 2 commits (7.41%); strata report lists every one in orgs.csv' o.txt
+	"$STRATA" table r -q --by year >y.txt
+	! grep -q 'more' y.txt
+}
+
 run_case standing_dates standing_dates
 run_case hostile_names hostile_names
 run_case singular singular
 run_case aligned aligned
 run_case depth_levels depth_levels
 run_case utf8_names utf8_names
+run_case empty_releases empty_releases
+run_case author_columns author_columns
+run_case history_columns history_columns
+run_case author_rows author_rows
 finish

@@ -53,7 +53,8 @@ struct options {
 	const char *title;          /* --title, or NULL */
 	int tag_scope;
 	int first_parent, ignore_ws, quiet, force, verbose;
-	int nul, skip_vendored;
+	int nul;
+	int skip_vendored;          /* default: table and report, not blame */
 	struct util_strlist ignore_revs, ignore_files, include, exclude, paths;
 	struct filter filter;       /* from include, exclude, skip_vendored */
 	int quote_fully;            /* core.quotePath, set by main */
@@ -75,6 +76,7 @@ struct options {
 
 enum options_kind {
 	OPTIONS_FLAG,    /* int, set to 1 */
+	OPTIONS_UNSET,   /* int, set to 0: --no-X of a flag on by default */
 	OPTIONS_INT,     /* long, from min to max */
 	OPTIONS_STRING,  /* const char *; min to max bytes when max > 0 */
 	OPTIONS_LIST,    /* struct util_strlist, one entry each time given */

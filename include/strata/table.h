@@ -25,9 +25,12 @@ struct snapshots;
 int table_print(FILE *out, const struct tally *t,
 		const struct report_info *in, int by, int fully);
 
-/* The snapshots of --history: shares by release, then survival. */
-void table_print_history(FILE *out, const struct tally *t,
-			 const struct snapshots *s, int fully);
+/*
+ * The snapshots of --history: shares by release, then survival.
+ * STRATA_ENOMEM is its only error.
+ */
+int table_print_history(FILE *out, const struct tally *t,
+			const struct snapshots *s, int fully);
 
 /* 1 if no tag counted: every line is unreleased. */
 int table_no_release(const struct tally *t);
