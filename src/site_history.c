@@ -26,7 +26,31 @@ static size_t history_column(size_t r, size_t nrel)
 	return nrel <= HISTORY_COLUMNS ? r : r * HISTORY_COLUMNS / nrel;
 }
 
-/* The snapshot halfway, and REV: "at X, 60% dated back to FIRST". */
+/*
+ * The snapshot nearest half-way back in time from REV to the first one
+ * (by date: releases come faster in some years than in others); on a
+ * tie, the older. Never REV itself.
+ */
+static size_t halfway_snapshot(const struct snapshots *h)
+{
+	int64_t first = h->list[0].date, last = h->list[h->n - 1].date;
+	int64_t mid = first + (last - first) / 2;
+	uint64_t best_gap = UINT64_MAX;
+	size_t best = 0;
+
+	for (size_t k = 0; k + 1 < h->n; k++) {
+		int64_t dt = h->list[k].date - mid;
+		uint64_t gap = dt < 0 ? (uint64_t)-dt : (uint64_t)dt;
+
+		if (gap < best_gap) {
+			best_gap = gap;
+			best = k;
+		}
+	}
+	return best;
+}
+
+/* The snapshot half-way, and REV: "at X, 60% dated back to FIRST". */
 int site_history_summary(struct site *s, struct template_dict *d,
 			 const char *section)
 {
@@ -38,7 +62,7 @@ int site_history_summary(struct site *s, struct template_dict *d,
 	if (!h || h->n < 2 || !s->t->nreleases ||
 	    s->t->releases[0].unreleased)
 		return 0;
-	mid = &h->list[(h->n - 1) / 2];
+	mid = &h->list[halfway_snapshot(h)];
 	rev = &h->list[h->n - 1];
 	TRY(template_dict_add(&sec, d, section));
 	TRY(site_set_display(sec, "MID", mid->name));
@@ -167,7 +191,9 @@ static int history_figures(struct site *s, struct template_dict *d)
 	TRY(site_set_counted(d, "N_SNAPSHOTS", h->n, "snapshot", "snapshots"));
 	TRY(template_dict_show(d, h->when == SNAPSHOTS_RELEASES ? "RELEASES" :
 			       "CALENDAR"));
-	TRY(template_dict_set(d, "PERIOD", snapshots_when_name(h->when)));
+	/* "release after release", "year after year" */
+	TRY(template_dict_set(d, "PERIOD", h->when == SNAPSHOTS_RELEASES ?
+			      "release" : snapshots_when_name(h->when)));
 done:
 	return rc;
 }

@@ -126,12 +126,7 @@ static int index_method(struct site *s, struct template_dict *d)
 	}
 	TRY(site_set_display(d, "TAGS_ERE", info->tags_ere ? info->tags_ere :
 			     "(the default)"));
-	if (info->group_ere) {
-		TRY(site_set_display(d, "GROUP_ERE", info->group_ere));
-		TRY(template_dict_show(d, "GROUP_ERE"));
-	} else {
-		TRY(template_dict_show(d, "NO_GROUP"));
-	}
+	TRY(site_set_scope(d, s));
 	TRY(template_dict_show(d, info->ignore_whitespace ?
 			       "IGNORE_WHITESPACE" : "WHITESPACE"));
 	if (info->nignore_revs) {

@@ -1,6 +1,6 @@
 {{%AUTOESCAPE context="HTML"}}
 {{>HEADER}}
-<h1>How old was the code, release after release?</h1>
+<h1>How old was the code, {{PERIOD}} after {{PERIOD}}?</h1>
 {{#SUMMARY}}
 <p class="headline">At {{MID}}, <strong>{{MID_SHARE}}%</strong> of the code dated back to {{FIRST}}; at {{LAST}}, <strong>{{LAST_SHARE}}%</strong>.</p>
 {{/SUMMARY}}

@@ -1,0 +1,87 @@
+#!/bin/bash
+# Pages a writer can quote: every page names the tag scope and the
+# grouping; the median year is said as the median of all lines; the
+# history's heading follows --history; the index's "over time" sentence
+# takes the snapshot half-way back by date.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/site-lib.sh"
+
+# uneven_repo DIR: v1 ... v4 in the first months of 2010, v5 in 2016, HEAD
+# in mid-2020: the snapshot half-way by date is v5, by position v3.
+# shellcheck disable=SC2046
+uneven_repo() {
+	local i
+	repo_new "$1"
+	at 1262304000 # 2010-01-01
+	put old.c $(lines old 1 10)
+	commit v1
+	git tag v1
+	for i in 2 3 4; do
+		at $((1262304000 + (i - 1) * 2592000))
+		put "f$i.c" $(lines "f$i" 1 4)
+		commit "v$i"
+		git tag "v$i"
+	done
+	at 1451606400 # 2016-01-01
+	put old.c $(lines old 1 5) $(lines new 1 5)
+	commit v5
+	git tag v5
+	at 1592000000 # 2020-06-12
+	put late.c $(lines late 1 30)
+	commit late
+	cd - >/dev/null || return
+}
+
+scope_on_every_page() {
+	local f
+	site_repo repo
+	report repo --out out
+	for f in out/*.html; do
+		has "$f" 'Releases: tag scope <code>dated</code>, one release per version (no <code>--group</code>)' \
+			'index.html#method">how this was measured</a>'
+	done
+	has out/index.html \
+		'tag scope <code>dated</code> (<code>--tag-scope</code>: the tags HEAD contains, and every other one dated no later than it)' \
+		'<dt>Grouping</dt><dd>the default (no <code>--group</code>): one release per version'
+	report repo --out out --tag-scope merged --group 'v([0-9]+)\..*'
+	for f in out/*.html; do
+		has "$f" 'Releases: tag scope <code>merged</code>, grouped by <code>--group v([0-9]+)\..*</code>'
+	done
+	has out/index.html '(<code>--tag-scope</code>: only the tags HEAD contains)' \
+		'<dt>Grouping</dt><dd><code>--group v([0-9]+)\..*</code>: tags whose first subexpression'
+}
+
+median_said_plainly() {
+	uneven_repo repo
+	report repo --out out
+	# 2020 less four: the 2010 lines (17 of 52) are older; the median
+	# line is of 2020.
+	has out/index.html \
+		'<strong>32.7%</strong> of the lines at HEAD were last changed before 2016; half of all lines were last changed in 2020 or earlier (the median year).'
+	lacks out/index.html 'half of them'
+	has out/root.html 'half of all its lines were last changed in 2020 or earlier (the median year).'
+}
+
+history_heading() {
+	uneven_repo repo
+	report repo --out out --history releases
+	has out/history.html '<h1>How old was the code, release after release?</h1>'
+	report repo --out out --history year
+	has out/history.html '<h1>How old was the code, year after year?</h1>'
+	report repo --out out --history month
+	has out/history.html '<h1>How old was the code, month after month?</h1>'
+}
+
+halfway_by_date() {
+	uneven_repo repo
+	report repo --out out --history releases
+	# v1's 10 lines: 5 left, of 22 at v5 and of 52 at HEAD.
+	has out/index.html 'Over time: at v5, 22.7% of the code dated back to v1; at HEAD, 9.6%.'
+	has out/history.html 'At v5, <strong>22.7%</strong> of the code dated back to v1'
+}
+
+run_case scope_on_every_page scope_on_every_page
+run_case median_said_plainly median_said_plainly
+run_case history_heading history_heading
+run_case halfway_by_date halfway_by_date
+finish
