@@ -77,39 +77,39 @@ done:
 	return rc;
 }
 
+/* The shown releases (s->shown), by position k, in columns. */
 static int history_columns(struct site *s, struct template_dict *d)
 {
 	const struct tally *t = s->t;
 	struct template_dict *col;
-	size_t r, e;
+	size_t k, e, n = s->nshown;
 	int rc = 0;
 
-	for (r = 0; r < t->nreleases; r = e) {
-		size_t c = history_column(r, t->nreleases);
+	for (k = 0; k < n; k = e) {
+		size_t c = history_column(k, n), r = s->shown[k];
 
-		for (e = r + 1; e < t->nreleases &&
-		     history_column(e, t->nreleases) == c; e++)
+		for (e = k + 1; e < n && history_column(e, n) == c; e++)
 			;
 		TRY(template_dict_add(&col, d, "COL"));
 		TRY(site_set_display(col, "NAME", t->releases[r].name));
 		TRY(template_dict_set(col, "ID", s->release_id[r]));
-		if (e - r > 1) {
+		if (e - k > 1) {
 			TRY(template_dict_add(&col, col, "RUN"));
 			TRY(site_set_display(col, "LAST",
-					     t->releases[e - 1].name));
+					     t->releases[s->shown[e - 1]].name));
 		}
 	}
 done:
 	return rc;
 }
 
-static int history_row(struct site *s, struct template_dict *d, size_t k)
+static int history_row(struct site *s, struct template_dict *d, size_t i)
 {
 	const struct tally *t = s->t;
-	const struct snapshot *p = &t->history->list[k];
+	const struct snapshot *p = &t->history->list[i];
 	struct template_dict *row, *cell;
 	uint64_t sum = 0;
-	size_t r;
+	size_t k, n = s->nshown;
 	int rc = 0;
 
 	TRY(template_dict_add(&row, d, "ROW"));
@@ -117,11 +117,10 @@ static int history_row(struct site *s, struct template_dict *d, size_t k)
 	TRY(template_dict_set(row, "DATE", site_date(p->date).s));
 	TRY(template_dict_set(row, "LINES", util_count(p->lines).s));
 	TRY(template_dict_set(row, "CLASS", p->is_rev ? "rev" : "snapshot"));
-	for (r = 0; r < t->nreleases; r++) {
-		sum += p->by_release[r];
-		if (r + 1 < t->nreleases &&
-		    history_column(r + 1, t->nreleases) ==
-		    history_column(r, t->nreleases))
+	for (k = 0; k < n; k++) {
+		sum += p->by_release[s->shown[k]];
+		if (k + 1 < n && history_column(k + 1, n) ==
+		    history_column(k, n))
 			continue;
 		TRY(template_dict_add(&cell, row, "CELL"));
 		TRY(template_dict_set(cell, "SHARE", sum ?

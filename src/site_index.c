@@ -218,8 +218,8 @@ static int index_headline(struct site *s, struct template_dict *d)
 	TRY(template_dict_set(d, "FILES", util_count(t->nfiles).s));
 	TRY(site_set_counted(d, "N_LINES", t->total_lines, "line", "lines"));
 	TRY(site_set_counted(d, "N_FILES", t->nfiles, "file", "files"));
-	TRY(site_set_counted(d, "N_RELEASES", site_real_releases(t), "release",
-			     "releases"));
+	TRY(site_set_counted(d, "N_RELEASES", site_real_releases(t) -
+			     s->nsilent, "release", "releases"));
 	TRY(template_dict_set(d, "FIRST_SHARE",
 			      util_percent(site_first_lines(s, root),
 					   t->total_lines, 2).s));
@@ -298,7 +298,8 @@ static int index_releases(struct site *s, struct template_dict *d)
 	uint64_t commits = 0;
 	int rc;
 
-	for (size_t r = 0; r < t->nreleases; r++) {
+	for (size_t k = 0; k < s->nshown; k++) {
+		size_t r = s->shown[k];
 		const struct tally_release *tr = &t->releases[r];
 		struct template_dict *row;
 
@@ -327,6 +328,13 @@ static int index_releases(struct site *s, struct template_dict *d)
 		commits += tr->release ? tr->release->commits : 0;
 	}
 	TRY(template_dict_set(d, "COMMITS", util_count(commits).s));
+	if (s->nsilent) {
+		struct template_dict *sec;
+
+		TRY(template_dict_add(&sec, d, "SILENT"));
+		TRY(site_set_counted(sec, "N_RELEASES", s->nsilent, "release",
+				     "releases"));
+	}
 	if (t->nreleases)
 		TRY(releases_figure(s, d));
 done:

@@ -57,6 +57,9 @@ struct site {
 	size_t *below;          /* file indices */
 	uint64_t *below_lines;  /* per dir: lines of those files */
 	const char *first;      /* name of the first release */
+	/* the releases the pages' tables show, and how many they leave out */
+	size_t *shown, nshown;
+	size_t nsilent;
 };
 
 /* The page a page's header marks as the current one. */
@@ -67,6 +70,7 @@ enum nav {
 
 /* ---- site.c: set-up --------------------------------------------------- */
 
+int site_release_silent(const struct tally *t, size_t r);
 size_t site_below_count(const struct site *s, size_t d);
 size_t site_biggest(const struct site *s, const uint64_t *by);
 

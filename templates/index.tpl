@@ -21,7 +21,7 @@
 {{>RELEASES_CHART}}
 <div class="table-wrap">
 <table>
-<caption>Lines at {{REV}} by the release that wrote them. <a href="data/releases.csv">releases.csv</a></caption>
+<caption>Lines at {{REV}} by the release that wrote them{{#SILENT}}; left out: <a href="releases.html#silent">{{N_RELEASES}} that wrote nothing {{REV}} holds</a>{{/SILENT}}. <a href="data/releases.csv">releases.csv</a></caption>
 <thead><tr><th scope="col">Release</th><th scope="col">Dates</th><th scope="col" class="num opt">Commits</th><th scope="col" class="num">Lines today</th><th scope="col" class="num">Share</th></tr></thead>
 <tbody>
 {{#RELEASE}}

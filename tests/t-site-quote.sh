@@ -2,9 +2,11 @@
 # Pages a writer can quote: every page names the tag scope and the
 # grouping; the median year is said as the median of all lines; the
 # history's heading follows --history; the index's "over time" sentence
-# takes the snapshot half-way back by date.
+# takes the snapshot half-way back by date; releases that wrote nothing
+# REV holds leave the release tables.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/site-lib.sh"
+TESTS=$(cd "$(dirname "$0")" && pwd)
 
 # uneven_repo DIR: v1 ... v4 in the first months of 2010, v5 in 2016, HEAD
 # in mid-2020: the snapshot half-way by date is v5, by position v3.
@@ -29,6 +31,32 @@ uneven_repo() {
 	at 1592000000 # 2020-06-12
 	put late.c $(lines late 1 30)
 	commit late
+	cd - >/dev/null || return
+}
+
+# branch_repo DIR: v1.0 and v2.0 on main; v1.0.1 and v1.0.2 on a
+# maintenance branch, dated before HEAD, whose only commits are not in
+# HEAD's history: two releases that wrote nothing HEAD holds.
+# shellcheck disable=SC2046
+branch_repo() {
+	repo_new "$1"
+	at 1262304000
+	put a.c $(lines a 1 10)
+	commit 1.0
+	git tag v1.0
+	git checkout -q -b maint
+	put a.c $(lines a 1 9) fix1
+	commit fix1
+	git tag v1.0.1
+	put a.c $(lines a 1 8) fix2 fix1
+	commit fix2
+	git tag v1.0.2
+	git checkout -q -
+	put b.c $(lines b 1 5)
+	commit 2.0
+	git tag v2.0
+	put b.c $(lines b 1 6)
+	commit after
 	cd - >/dev/null || return
 }
 
@@ -80,6 +108,24 @@ halfway_by_date() {
 	has out/history.html 'At v5, <strong>22.7%</strong> of the code dated back to v1'
 }
 
+silent_releases() {
+	branch_repo repo
+	report repo --out out
+	# releases.csv keeps them; the pages' release tables do not.
+	grep -q '^v1.0.1,v1.0.1,.*,0,0,' out/data/releases.csv
+	grep -q '^v1.0.2,v1.0.2,.*,0,0,' out/data/releases.csv
+	has out/releases.html \
+		'The 16 lines at HEAD were written over 2 releases, from v1.0 to v2.0.' \
+		'<p id="silent">2 releases on other branches shipped no commit of HEAD’s history (earlier releases had every commit their tags contain) and have no line at HEAD: they are left out here and listed in <a href="data/releases.csv">releases.csv</a>.</p>'
+	lacks out/releases.html 'r-v1.0.1' 'r-v1.0.2' 'None of its lines survive'
+	has out/index.html 'written over 2 releases.' \
+		'left out: <a href="releases.html#silent">2 releases that wrote nothing HEAD holds</a>'
+	lacks out/index.html 'r-v1.0.1' 'r-v1.0.2'
+	lacks out/history.html 'r-v1.0.1' 'r-v1.0.2'
+	python3 "$TESTS/linkcheck.py" out
+}
+
+run_case silent_releases silent_releases
 run_case scope_on_every_page scope_on_every_page
 run_case median_said_plainly median_said_plainly
 run_case history_heading history_heading
