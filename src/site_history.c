@@ -77,7 +77,10 @@ done:
 	return rc;
 }
 
-/* The shown releases (s->shown), by position k, in columns. */
+/*
+ * The shown releases (s->shown), by position, in columns, newest first:
+ * on a narrow screen the first columns are what matters.
+ */
 static int history_columns(struct site *s, struct template_dict *d)
 {
 	const struct tally *t = s->t;
@@ -85,10 +88,10 @@ static int history_columns(struct site *s, struct template_dict *d)
 	size_t k, e, n = s->nshown;
 	int rc = 0;
 
-	for (k = 0; k < n; k = e) {
-		size_t c = history_column(k, n), r = s->shown[k];
+	for (e = n; e > 0; e = k) {
+		size_t c = history_column(e - 1, n), r = s->shown[e - 1];
 
-		for (e = k + 1; e < n && history_column(e, n) == c; e++)
+		for (k = e - 1; k > 0 && history_column(k - 1, n) == c; k--)
 			;
 		TRY(template_dict_add(&col, d, "COL"));
 		TRY(site_set_display(col, "NAME", t->releases[r].name));
@@ -96,7 +99,7 @@ static int history_columns(struct site *s, struct template_dict *d)
 		if (e - k > 1) {
 			TRY(template_dict_add(&col, col, "RUN"));
 			TRY(site_set_display(col, "LAST",
-					     t->releases[s->shown[e - 1]].name));
+					     t->releases[s->shown[k]].name));
 		}
 	}
 done:
@@ -117,10 +120,9 @@ static int history_row(struct site *s, struct template_dict *d, size_t i)
 	TRY(template_dict_set(row, "DATE", site_date(p->date).s));
 	TRY(template_dict_set(row, "LINES", util_count(p->lines).s));
 	TRY(template_dict_set(row, "CLASS", p->is_rev ? "rev" : "snapshot"));
-	for (k = 0; k < n; k++) {
+	for (k = n; k-- > 0;) {
 		sum += p->by_release[s->shown[k]];
-		if (k + 1 < n && history_column(k + 1, n) ==
-		    history_column(k, n))
+		if (k > 0 && history_column(k - 1, n) == history_column(k, n))
 			continue;
 		TRY(template_dict_add(&cell, row, "CELL"));
 		TRY(template_dict_set(cell, "SHARE", sum ?
@@ -209,7 +211,8 @@ int site_write_history(struct site *s)
 	TRY(site_history_summary(s, d, "SUMMARY"));
 	TRY(history_figures(s, d));
 	TRY(history_columns(s, d));
-	for (size_t k = 0; k < h->n; k++)
+	/* newest first, like the columns: REV's row on top */
+	for (size_t k = h->n; k-- > 0;)
 		TRY(history_row(s, d, k));
 	TRY(history_survival(s, d));
 	rc = site_page_write(s, "history.html", "history.tpl", d);

@@ -125,6 +125,21 @@ silent_releases() {
 	python3 "$TESTS/linkcheck.py" out
 }
 
+snapshots_newest_first() {
+	uneven_repo repo
+	report repo --out out --history releases
+	# the newest release first, REV's row on top, the first column fixed
+	has out/history.html \
+		'<th scope="col" class="num">Lines</th><th scope="col" class="num"><a href="releases.html#unreleased">unreleased</a></th><th scope="col" class="num"><a href="releases.html#r-v5">v5</a></th><th scope="col" class="num"><a href="releases.html#r-v4">v4</a></th>' \
+		'<table class="matrix" aria-describedby="snapshots-caption">' \
+		'<p class="caption" id="snapshots-caption">'
+	grep -A1 -m1 '^<tbody>$' out/history.html | sed -n 2p |
+		grep -q '^<tr class="rev"><th scope="row" class="nw">HEAD</th>'
+	awk '/^table.matrix th:first-child/,/^}/' out/strata.css |
+		grep -q 'position: sticky;'
+}
+
+run_case snapshots_newest_first snapshots_newest_first
 run_case silent_releases silent_releases
 run_case scope_on_every_page scope_on_every_page
 run_case median_said_plainly median_said_plainly
