@@ -379,6 +379,126 @@ static int subsystems_alt(char **out, struct site *s)
 	return 0;
 }
 
+/*
+ * The table of the stacked chart: the subsystems with the most lines (a
+ * row for the rest) by the newest releases with lines at REV (a column
+ * for the older ones), in lines.
+ */
+#define STACK_ROWS 12
+#define STACK_COLS 8
+
+static int by_lines(const void *a, const void *b, void *payload)
+{
+	const struct tally *t = payload;
+	const struct tally_dir *da = &t->dirs[*(const size_t *)a];
+	const struct tally_dir *db = &t->dirs[*(const size_t *)b];
+
+	if (da->lines != db->lines)
+		return da->lines > db->lines ? -1 : 1;
+	return strcmp(da->path, db->path);
+}
+
+/* One row: the lines of `by` in each column, then the older ones. */
+static int stack_row(struct template_dict *row, const uint64_t *by,
+		     const size_t *cols, size_t ncols, int older,
+		     uint64_t total)
+{
+	struct template_dict *cell;
+	uint64_t rest = total;
+	int rc = 0;
+
+	for (size_t c = 0; c < ncols; c++) {
+		rest -= by[cols[c]];
+		TRY(template_dict_add(&cell, row, "CELL"));
+		TRY(template_dict_set(cell, "LINES", by[cols[c]] ?
+				      util_count(by[cols[c]]).s : ""));
+	}
+	if (older) {
+		TRY(template_dict_add(&cell, row, "CELL"));
+		TRY(template_dict_set(cell, "LINES", rest ?
+				      util_count(rest).s : ""));
+	}
+	TRY(template_dict_set(row, "LINES", util_count(total).s));
+done:
+	return rc;
+}
+
+static int index_stack_table(struct site *s, struct template_dict *d)
+{
+	const struct tally *t = s->t;
+	struct template_dict *sec, *col, *row;
+	size_t *subs = NULL, nsubs = 0, cols[STACK_COLS], ncols = 0, nolder = 0;
+	uint64_t *rest = NULL, rest_lines = 0;
+	int rc = 0;
+
+	for (size_t k = s->nshown; k-- > 0;) {
+		size_t r = s->shown[k];
+
+		if (!t->dirs[0].by_release[r])
+			continue;
+		if (ncols < STACK_COLS)
+			cols[ncols++] = r;
+		else
+			nolder++;
+	}
+	subs = malloc((t->ndirs + 1) * sizeof(size_t));
+	rest = calloc(t->nreleases + 1, sizeof(uint64_t));
+	if (!subs || !rest) {
+		rc = error_oom();
+		goto done;
+	}
+	for (size_t i = 1; i < t->ndirs; i++)
+		if (t->dirs[i].level == 1 && t->dirs[i].lines)
+			subs[nsubs++] = i;
+	if (!nsubs || !ncols)
+		goto done;
+	qsort_r(subs, nsubs, sizeof(size_t), by_lines, (void *)t);
+	TRY(template_dict_add(&sec, d, "STACK_TABLE"));
+	if (nsubs > STACK_ROWS) {
+		TRY(template_dict_add(&row, sec, "TOP"));
+		TRY(site_set_counted(row, "N_TOP", STACK_ROWS, "subsystem",
+				     "subsystems"));
+	}
+	for (size_t c = 0; c < ncols; c++) {
+		TRY(template_dict_add(&col, sec, "COL"));
+		TRY(site_set_display(col, "NAME", t->releases[cols[c]].name));
+		TRY(template_dict_set(col, "ID", s->release_id[cols[c]]));
+	}
+	if (nolder) {
+		TRY(template_dict_add(&col, sec, "OLDER"));
+		TRY(site_set_counted(col, "N_RELEASES", nolder,
+				     "older release", "older releases"));
+	}
+	for (size_t k = 0; k < nsubs; k++) {
+		const struct tally_dir *dir = &t->dirs[subs[k]];
+
+		if (k >= STACK_ROWS) {
+			for (size_t r = 0; r < t->nreleases; r++)
+				rest[r] += dir->by_release[r];
+			rest_lines += dir->lines;
+			continue;
+		}
+		TRY(template_dict_add(&row, sec, "ROW"));
+		TRY(site_set_display(row, "NAME", site_dir_label(dir)));
+		TRY(site_set_dir_href(row, "HREF", s, subs[k]));
+		TRY(stack_row(row, dir->by_release, cols, ncols, nolder > 0,
+			      dir->lines));
+	}
+	if (nsubs > STACK_ROWS) {
+		TRY(template_dict_add(&row, sec, "MORE"));
+		TRY(site_set_counted(row, "N_MORE", nsubs - STACK_ROWS,
+				     "more subsystem", "more subsystems"));
+		TRY(stack_row(row, rest, cols, ncols, nolder > 0, rest_lines));
+	}
+	TRY(template_dict_add(&row, sec, "ALL"));
+	TRY(stack_row(row, t->dirs[0].by_release, cols, ncols, nolder > 0,
+		      t->dirs[0].lines));
+done:
+	free(subs);
+	free(rest);
+	return rc;
+}
+
 /* A row per subsystem (the level-1 directories), and their charts. */
 static int index_subsystems(struct site *s, struct template_dict *d)
 {
@@ -415,9 +535,10 @@ static int index_subsystems(struct site *s, struct template_dict *d)
 	TRY(site_figure(s, d, "STACK_CHART", "subsystems-stack", "Stacked "
 			"bars, one per subsystem, each divided into the "
 			"shares of its lines written in each release, oldest "
-			"first. The release and subsystem tables have the "
-			"values.", "What each subsystem is made of, release "
+			"first. The table below it has the lines of the "
+			"largest subsystems by the newest releases.", "What each subsystem is made of, release "
 			"by release."));
+	TRY(index_stack_table(s, d));
 done:
 	free(alt);
 	return rc;

@@ -53,6 +53,23 @@
 </div>
 </div>
 {{>STACK_CHART}}
+{{#STACK_TABLE}}
+<p class="caption" id="stack-caption">Lines at {{REV}} by subsystem{{#TOP}} (the {{N_TOP}} with the most lines){{/TOP}} and by the release that wrote them, newest release first. <a href="data/subsystems.csv">subsystems.csv</a> has every release.</p>
+<div class="table-wrap">
+<table class="matrix" aria-describedby="stack-caption">
+<thead><tr><th scope="col">Subsystem</th><th scope="col" class="num">Lines</th>{{#COL}}<th scope="col" class="num"><a href="releases.html#{{ID}}">{{NAME}}</a></th>{{/COL}}{{#OLDER}}<th scope="col" class="num">{{N_RELEASES}}</th>{{/OLDER}}</tr></thead>
+<tbody>
+{{#ROW}}
+<tr><th scope="row"><a href="{{HREF}}">{{NAME}}</a></th><td class="num">{{LINES}}</td>{{#CELL}}<td class="num">{{LINES}}</td>{{/CELL}}</tr>
+{{/ROW}}
+{{#MORE}}
+<tr class="more"><th scope="row">{{N_MORE}}</th><td class="num">{{LINES}}</td>{{#CELL}}<td class="num">{{LINES}}</td>{{/CELL}}</tr>
+{{/MORE}}
+</tbody>
+<tfoot>{{#ALL}}<tr><th scope="row">All</th><td class="num">{{LINES}}</td>{{#CELL}}<td class="num">{{LINES}}</td>{{/CELL}}</tr>{{/ALL}}</tfoot>
+</table>
+</div>
+{{/STACK_TABLE}}
 </section>
 
 {{#YEARS}}

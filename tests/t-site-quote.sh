@@ -139,6 +139,43 @@ snapshots_newest_first() {
 		grep -q 'position: sticky;'
 }
 
+# wide_repo DIR: 13 subsystems d01 ... d13 (d01 the largest), and ten
+# releases v1 ... v10, each adding a line to d01.
+# shellcheck disable=SC2046
+wide_repo() {
+	local i
+	repo_new "$1"
+	at 1262304000
+	for i in 01 02 03 04 05 06 07 08 09 10 11 12 13; do
+		put "d$i/f.c" $(lines "d$i" 1 $((30 - 10#$i)))
+	done
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		tick 86400
+		echo "v$i" >>d01/f.c
+		commit "v$i"
+		git tag "v$i"
+	done
+	cd - >/dev/null || return
+}
+
+stack_table() {
+	wide_repo repo
+	report repo --out out
+	# the 12 largest subsystems and a row for the rest; the 8 newest
+	# releases and a column for the 2 older ones (v1 wrote every line
+	# of d02 ... d13, and 30 of d01; v2 one more)
+	has out/index.html \
+		'Lines at HEAD by subsystem (the 12 subsystems with the most lines) and by the release that wrote them, newest release first.' \
+		'<th scope="col" class="num"><a href="releases.html#r-v10">v10</a></th><th scope="col" class="num"><a href="releases.html#r-v9">v9</a></th>' \
+		'<a href="releases.html#r-v3">v3</a></th><th scope="col" class="num">2 older releases</th></tr></thead>' \
+		'<tr><th scope="row"><a href="d01.html">d01</a></th><td class="num">39</td><td class="num">1</td><td class="num">1</td><td class="num">1</td><td class="num">1</td><td class="num">1</td><td class="num">1</td><td class="num">1</td><td class="num">1</td><td class="num">31</td></tr>' \
+		'<tr class="more"><th scope="row">1 more subsystem</th><td class="num">17</td><td class="num"></td>' \
+		'<tfoot><tr><th scope="row">All</th><td class="num">309</td>'
+	lacks out/index.html 'd13.html">d13</a></th><td class="num">17</td>' \
+		'The release and subsystem tables have the values.'
+}
+
+run_case stack_table stack_table
 run_case snapshots_newest_first snapshots_newest_first
 run_case silent_releases silent_releases
 run_case scope_on_every_page scope_on_every_page
