@@ -5,9 +5,12 @@
 #include "site_int.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "strata/chart.h"
 #include "strata/error.h"
@@ -99,6 +102,67 @@ static int set_join(struct template_dict *d, const char *key,
 	return rc;
 }
 
+/*
+ * The seconds since the process started, as the kernel counts them
+ * (/proc/self/stat's start time against CLOCK_BOOTTIME), or -1: the run's
+ * whole time, publishing included, when the index is the last page
+ * written. report_info's seconds_total stops before publishing.
+ */
+static double process_seconds(void)
+{
+	char buf[1024], *p;
+	unsigned long long start;
+	struct timespec now;
+	long tick = sysconf(_SC_CLK_TCK);
+	size_t n;
+	FILE *f = fopen("/proc/self/stat", "r");
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* the name may hold anything: fields count from its last ')'; the
+	 * start time is the 22nd */
+	if (!(p = strrchr(buf, ')')) || tick <= 0 ||
+	    clock_gettime(CLOCK_BOOTTIME, &now))
+		return -1;
+	for (int field = 2; field < 22; field++)
+		if (!(p = strchr(p + 1, ' ')))
+			return -1;
+	if (sscanf(p, " %llu", &start) != 1)
+		return -1;
+	return (double)now.tv_sec + now.tv_nsec / 1e9 -
+	       (double)start / (double)tick;
+}
+
+/*
+ * The time taken, in tenths as the page shows them, so that the parts
+ * add up to the whole: reading history, blaming, and the rest (tallying
+ * and publishing), which is what remains of the whole.
+ */
+struct run_times {
+	double whole, history, blame, rest;
+};
+
+static struct run_times run_times(const struct report_info *info)
+{
+	double p = process_seconds();
+	long long w = llround(10 * (p > info->seconds_total ? p :
+				     info->seconds_total));
+	long long h = llround(10 * info->seconds_history);
+	long long b = llround(10 * info->seconds_blame);
+	struct run_times rt;
+
+	if (w < h + b)
+		w = h + b;
+	rt.whole = w / 10.0;
+	rt.history = h / 10.0;
+	rt.blame = b / 10.0;
+	rt.rest = (w - h - b) / 10.0;
+	return rt;
+}
+
 static int index_method(struct site *s, struct template_dict *d)
 {
 	const struct report_info *info = s->info;
@@ -168,13 +232,14 @@ static int index_method(struct site *s, struct template_dict *d)
 	 * report.json.
 	 */
 	if (info->seconds_total > 0 && !info->reproducible) {
+		struct run_times rt = run_times(info);
+
 		TRY(template_dict_add(&sec, d, "TIMES"));
-		TRY(template_dict_set(sec, "TOTAL",
-				      site_seconds(info->seconds_total).s));
+		TRY(template_dict_set(sec, "TOTAL", site_seconds(rt.whole).s));
 		TRY(template_dict_set(sec, "HISTORY",
-				      site_seconds(info->seconds_history).s));
-		TRY(template_dict_set(sec, "BLAME",
-				      site_seconds(info->seconds_blame).s));
+				      site_seconds(rt.history).s));
+		TRY(template_dict_set(sec, "BLAME", site_seconds(rt.blame).s));
+		TRY(template_dict_set(sec, "REST", site_seconds(rt.rest).s));
 		TRY(site_set_counted(sec, "N_JOBS", info->jobs, "job", "jobs"));
 	}
 done:

@@ -117,7 +117,7 @@
 <dt>Blame</dt><dd>{{#IGNORE_WHITESPACE}}whitespace ignored (<code>-w</code>){{/IGNORE_WHITESPACE}}{{#WHITESPACE}}whitespace counts{{/WHITESPACE}}; {{N_DIFFS}}{{#IGNORE_REVS}}; ignoring {{N_REVS}}: {{#IGNORED}}<code class="hash">{{HASH}}</code> {{/IGNORED}}{{/IGNORE_REVS}}</dd>
 <dt>Files</dt><dd>{{#INCLUDE}}only <code>{{PATTERNS}}</code>{{/INCLUDE}}{{#ALL_FILES}}every text file{{/ALL_FILES}}{{#EXCLUDE}}, except <code>{{PATTERNS}}</code>{{/EXCLUDE}}{{#SKIP_VENDORED}}, except what <code>.gitattributes</code> marks vendored or generated{{/SKIP_VENDORED}}{{#LEFT_OUT}} (left out: {{N_FILES}}, {{N_LINES}}){{/LEFT_OUT}}; directories tallied {{N_LEVELS}} deep</dd>
 {{#TIMES}}
-<dt>Time taken</dt><dd>{{TOTAL}} s in all ({{HISTORY}} s reading history, {{BLAME}} s blaming) with {{N_JOBS}}</dd>
+<dt>Time taken</dt><dd>{{TOTAL}} s from the start until this page was written, with {{N_JOBS}}: {{HISTORY}} s reading history, {{BLAME}} s blaming, {{REST}} s tallying and publishing this report</dd>
 {{/TIMES}}
 <dt>strata</dt><dd>version {{VERSION}}; report dated {{GENERATED}}</dd>
 </dl>

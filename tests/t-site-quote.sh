@@ -175,6 +175,24 @@ stack_table() {
 		'The release and subsystem tables have the values.'
 }
 
+times_add_up() {
+	local t w h b r
+	site_repo repo
+	"$STRATA" report --quiet repo --out out
+	t=$(grep -o '<dt>Time taken</dt><dd>[^<]*' out/index.html)
+	# "W s from the start until this page was written, with N jobs: H s
+	# reading history, B s blaming, R s tallying and publishing ..."
+	read -r w h b r < <(sed -E 's/.*<dd>([0-9.]+) s from the start until this page was written, with [0-9]+ jobs?: ([0-9.]+) s reading history, ([0-9.]+) s blaming, ([0-9.]+) s tallying and publishing this report$/\1 \2 \3 \4/' <<<"$t")
+	[ -n "$r" ] || { echo "unexpected: $t"; return 1; }
+	awk -v w="$w" -v h="$h" -v b="$b" -v r="$r" \
+		'BEGIN { exit !(int(w * 10 + 0.5) == int(h * 10 + 0.5) + int(b * 10 + 0.5) + int(r * 10 + 0.5)) }' ||
+		{ echo "the parts do not add up: $t"; return 1; }
+	# the whole is at least what report.json counts before publishing
+	t=$(grep -o '"total": [0-9.]*' out/data/report.json | cut -d' ' -f2)
+	awk -v w="$w" -v t="$t" 'BEGIN { exit !(w + 0.05 >= t) }'
+}
+
+run_case times_add_up times_add_up
 run_case stack_table stack_table
 run_case snapshots_newest_first snapshots_newest_first
 run_case silent_releases silent_releases
