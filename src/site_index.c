@@ -261,11 +261,14 @@ done:
 	return rc;
 }
 
-/* The newest real release (not the first), or t->nreleases when none. */
+/*
+ * The newest real release (not the first) that wrote something REV holds,
+ * or t->nreleases when none.
+ */
 static size_t newest_release(const struct tally *t)
 {
 	for (size_t r = t->nreleases; r-- > 1;)
-		if (!t->releases[r].unreleased)
+		if (!t->releases[r].unreleased && !site_release_silent(t, r))
 			return r;
 	return t->nreleases;
 }

@@ -34,9 +34,10 @@ uneven_repo() {
 	cd - >/dev/null || return
 }
 
-# branch_repo DIR: v1.0 and v2.0 on main; v1.0.1 and v1.0.2 on a
-# maintenance branch, dated before HEAD, whose only commits are not in
-# HEAD's history: two releases that wrote nothing HEAD holds.
+# branch_repo DIR: v1.0 and v2.0 on main; v1.0.1, v1.0.2 and (after
+# v2.0) v1.0.3 on a maintenance branch, dated before HEAD, whose only
+# commits are not in HEAD's history: three releases that wrote nothing
+# HEAD holds.
 # shellcheck disable=SC2046
 branch_repo() {
 	repo_new "$1"
@@ -55,6 +56,11 @@ branch_repo() {
 	put b.c $(lines b 1 5)
 	commit 2.0
 	git tag v2.0
+	git checkout -q maint
+	put a.c $(lines a 1 7) fix3 fix2 fix1
+	commit fix3
+	git tag v1.0.3
+	git checkout -q -
 	put b.c $(lines b 1 6)
 	commit after
 	cd - >/dev/null || return
@@ -116,10 +122,13 @@ silent_releases() {
 	grep -q '^v1.0.2,v1.0.2,.*,0,0,' out/data/releases.csv
 	has out/releases.html \
 		'The 16 lines at HEAD were written over 2 releases, from v1.0 to v2.0.' \
-		'<p id="silent">2 releases on other branches shipped no commit of HEAD’s history (earlier releases had every commit their tags contain) and have no line at HEAD: they are left out here and listed in <a href="data/releases.csv">releases.csv</a>.</p>'
-	lacks out/releases.html 'r-v1.0.1' 'r-v1.0.2' 'None of its lines survive'
+		'<p id="silent">3 releases on other branches shipped no commit of HEAD’s history (earlier releases had every commit their tags contain) and have no line at HEAD: they are left out here and listed in <a href="data/releases.csv">releases.csv</a>.</p>'
+	grep -q '^v1.0.3,v1.0.3,.*,0,0,' out/data/releases.csv
+	lacks out/releases.html 'r-v1.0.1' 'r-v1.0.2' 'r-v1.0.3' \
+		'None of its lines survive'
 	has out/index.html 'written over 2 releases.' \
-		'left out: <a href="releases.html#silent">2 releases that wrote nothing HEAD holds</a>'
+		'The newest release, v2.0, wrote 31.3% of them.' \
+		'left out: <a href="releases.html#silent">3 releases that wrote nothing HEAD holds</a>'
 	lacks out/index.html 'r-v1.0.1' 'r-v1.0.2'
 	lacks out/history.html 'r-v1.0.1' 'r-v1.0.2'
 	python3 "$TESTS/linkcheck.py" out
