@@ -19,6 +19,7 @@
 #include "strata/util.h"
 #include "strata/names.h"
 #include "strata/publish.h"
+#include "strata/snapshots.h"
 
 #ifndef STRATA_DATADIR
 
@@ -251,13 +252,45 @@ static int site_prepare(struct site *s)
 		}
 	}
 	s->first = t->nreleases ? t->releases[0].name : "the first release";
+	s->shown = malloc((t->nreleases ? t->nreleases : 1) * sizeof(size_t));
+	if (!s->shown) {
+		rc = error_oom();
+		goto done;
+	}
+	for (size_t r = 0; r < t->nreleases; r++) {
+		if (site_release_silent(t, r))
+			s->nsilent++;
+		else
+			s->shown[s->nshown++] = r;
+	}
 done:
 	free(fill);
 	return rc;
 }
 
+/*
+ * A release that wrote nothing REV's history holds: no commit of it, no
+ * line at REV or at any snapshot (a maintenance tag on another branch
+ * whose fixes were cherry-picked). The pages' release tables leave it
+ * out; releases.csv keeps it.
+ */
+int site_release_silent(const struct tally *t, size_t r)
+{
+	const struct tally_release *tr = &t->releases[r];
+	const struct snapshots *h = t->history;
+
+	if (tr->unreleased || r == 0 || tr->lines ||
+	    (tr->release && tr->release->commits))
+		return 0;
+	for (size_t k = 0; h && k < h->n; k++)
+		if (h->list[k].by_release[r])
+			return 0;
+	return 1;
+}
+
 static void site_release(struct site *s)
 {
+	free(s->shown);
 	for (size_t i = 0; s->dir_page && i < s->t->ndirs; i++)
 		free(s->dir_page[i]);
 	for (size_t r = 0; s->release_id && r < s->t->nreleases; r++)
@@ -300,13 +333,14 @@ int site_write(const char *dir, const struct tally *t,
 	TRY(site_prepare(&s));
 	TRY(template_set_new(&s.set, o->templates_dir));
 	TRY(site_copy_css(&s));
-	TRY(site_write_index(&s));
 	for (size_t i = 1; i < t->ndirs; i++)
 		TRY(site_write_dir(&s, i));
 	TRY(site_write_untouched(&s));
 	TRY(site_write_releases(&s));
 	TRY(site_write_history(&s));
 	TRY(site_write_authors(&s));
+	/* last: its time taken counts the publishing of the rest */
+	TRY(site_write_index(&s));
 done:
 	site_release(&s);
 	return rc;

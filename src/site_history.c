@@ -26,7 +26,31 @@ static size_t history_column(size_t r, size_t nrel)
 	return nrel <= HISTORY_COLUMNS ? r : r * HISTORY_COLUMNS / nrel;
 }
 
-/* The snapshot halfway, and REV: "at X, 60% dated back to FIRST". */
+/*
+ * The snapshot nearest half-way back in time from REV to the first one
+ * (by date: releases come faster in some years than in others); on a
+ * tie, the older. Never REV itself.
+ */
+static size_t halfway_snapshot(const struct snapshots *h)
+{
+	int64_t first = h->list[0].date, last = h->list[h->n - 1].date;
+	int64_t mid = first + (last - first) / 2;
+	uint64_t best_gap = UINT64_MAX;
+	size_t best = 0;
+
+	for (size_t k = 0; k + 1 < h->n; k++) {
+		int64_t dt = h->list[k].date - mid;
+		uint64_t gap = dt < 0 ? (uint64_t)-dt : (uint64_t)dt;
+
+		if (gap < best_gap) {
+			best_gap = gap;
+			best = k;
+		}
+	}
+	return best;
+}
+
+/* The snapshot half-way, and REV: "at X, 60% dated back to FIRST". */
 int site_history_summary(struct site *s, struct template_dict *d,
 			 const char *section)
 {
@@ -38,7 +62,7 @@ int site_history_summary(struct site *s, struct template_dict *d,
 	if (!h || h->n < 2 || !s->t->nreleases ||
 	    s->t->releases[0].unreleased)
 		return 0;
-	mid = &h->list[(h->n - 1) / 2];
+	mid = &h->list[halfway_snapshot(h)];
 	rev = &h->list[h->n - 1];
 	TRY(template_dict_add(&sec, d, section));
 	TRY(site_set_display(sec, "MID", mid->name));
@@ -53,39 +77,42 @@ done:
 	return rc;
 }
 
+/*
+ * The shown releases (s->shown), by position, in columns, newest first:
+ * on a narrow screen the first columns are what matters.
+ */
 static int history_columns(struct site *s, struct template_dict *d)
 {
 	const struct tally *t = s->t;
 	struct template_dict *col;
-	size_t r, e;
+	size_t k, e, n = s->nshown;
 	int rc = 0;
 
-	for (r = 0; r < t->nreleases; r = e) {
-		size_t c = history_column(r, t->nreleases);
+	for (e = n; e > 0; e = k) {
+		size_t c = history_column(e - 1, n), r = s->shown[e - 1];
 
-		for (e = r + 1; e < t->nreleases &&
-		     history_column(e, t->nreleases) == c; e++)
+		for (k = e - 1; k > 0 && history_column(k - 1, n) == c; k--)
 			;
 		TRY(template_dict_add(&col, d, "COL"));
 		TRY(site_set_display(col, "NAME", t->releases[r].name));
 		TRY(template_dict_set(col, "ID", s->release_id[r]));
-		if (e - r > 1) {
+		if (e - k > 1) {
 			TRY(template_dict_add(&col, col, "RUN"));
 			TRY(site_set_display(col, "LAST",
-					     t->releases[e - 1].name));
+					     t->releases[s->shown[k]].name));
 		}
 	}
 done:
 	return rc;
 }
 
-static int history_row(struct site *s, struct template_dict *d, size_t k)
+static int history_row(struct site *s, struct template_dict *d, size_t i)
 {
 	const struct tally *t = s->t;
-	const struct snapshot *p = &t->history->list[k];
+	const struct snapshot *p = &t->history->list[i];
 	struct template_dict *row, *cell;
 	uint64_t sum = 0;
-	size_t r;
+	size_t k, n = s->nshown;
 	int rc = 0;
 
 	TRY(template_dict_add(&row, d, "ROW"));
@@ -93,11 +120,9 @@ static int history_row(struct site *s, struct template_dict *d, size_t k)
 	TRY(template_dict_set(row, "DATE", site_date(p->date).s));
 	TRY(template_dict_set(row, "LINES", util_count(p->lines).s));
 	TRY(template_dict_set(row, "CLASS", p->is_rev ? "rev" : "snapshot"));
-	for (r = 0; r < t->nreleases; r++) {
-		sum += p->by_release[r];
-		if (r + 1 < t->nreleases &&
-		    history_column(r + 1, t->nreleases) ==
-		    history_column(r, t->nreleases))
+	for (k = n; k-- > 0;) {
+		sum += p->by_release[s->shown[k]];
+		if (k > 0 && history_column(k - 1, n) == history_column(k, n))
 			continue;
 		TRY(template_dict_add(&cell, row, "CELL"));
 		TRY(template_dict_set(cell, "SHARE", sum ?
@@ -167,7 +192,9 @@ static int history_figures(struct site *s, struct template_dict *d)
 	TRY(site_set_counted(d, "N_SNAPSHOTS", h->n, "snapshot", "snapshots"));
 	TRY(template_dict_show(d, h->when == SNAPSHOTS_RELEASES ? "RELEASES" :
 			       "CALENDAR"));
-	TRY(template_dict_set(d, "PERIOD", snapshots_when_name(h->when)));
+	/* "release after release", "year after year" */
+	TRY(template_dict_set(d, "PERIOD", h->when == SNAPSHOTS_RELEASES ?
+			      "release" : snapshots_when_name(h->when)));
 done:
 	return rc;
 }
@@ -184,7 +211,8 @@ int site_write_history(struct site *s)
 	TRY(site_history_summary(s, d, "SUMMARY"));
 	TRY(history_figures(s, d));
 	TRY(history_columns(s, d));
-	for (size_t k = 0; k < h->n; k++)
+	/* newest first, like the columns: REV's row on top */
+	for (size_t k = h->n; k-- > 0;)
 		TRY(history_row(s, d, k));
 	TRY(history_survival(s, d));
 	rc = site_page_write(s, "history.html", "history.tpl", d);

@@ -5,9 +5,12 @@
 #include "site_int.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "strata/chart.h"
 #include "strata/error.h"
@@ -99,6 +102,67 @@ static int set_join(struct template_dict *d, const char *key,
 	return rc;
 }
 
+/*
+ * The seconds since the process started, as the kernel counts them
+ * (/proc/self/stat's start time against CLOCK_BOOTTIME), or -1: the run's
+ * whole time, publishing included, when the index is the last page
+ * written. report_info's seconds_total stops before publishing.
+ */
+static double process_seconds(void)
+{
+	char buf[1024], *p;
+	unsigned long long start;
+	struct timespec now;
+	long tick = sysconf(_SC_CLK_TCK);
+	size_t n;
+	FILE *f = fopen("/proc/self/stat", "r");
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* the name may hold anything: fields count from its last ')'; the
+	 * start time is the 22nd */
+	if (!(p = strrchr(buf, ')')) || tick <= 0 ||
+	    clock_gettime(CLOCK_BOOTTIME, &now))
+		return -1;
+	for (int field = 2; field < 22; field++)
+		if (!(p = strchr(p + 1, ' ')))
+			return -1;
+	if (sscanf(p, " %llu", &start) != 1)
+		return -1;
+	return (double)now.tv_sec + now.tv_nsec / 1e9 -
+	       (double)start / (double)tick;
+}
+
+/*
+ * The time taken, in tenths as the page shows them, so that the parts
+ * add up to the whole: reading history, blaming, and the rest (tallying
+ * and publishing), which is what remains of the whole.
+ */
+struct run_times {
+	double whole, history, blame, rest;
+};
+
+static struct run_times run_times(const struct report_info *info)
+{
+	double p = process_seconds();
+	long long w = llround(10 * (p > info->seconds_total ? p :
+				     info->seconds_total));
+	long long h = llround(10 * info->seconds_history);
+	long long b = llround(10 * info->seconds_blame);
+	struct run_times rt;
+
+	if (w < h + b)
+		w = h + b;
+	rt.whole = w / 10.0;
+	rt.history = h / 10.0;
+	rt.blame = b / 10.0;
+	rt.rest = (w - h - b) / 10.0;
+	return rt;
+}
+
 static int index_method(struct site *s, struct template_dict *d)
 {
 	const struct report_info *info = s->info;
@@ -126,12 +190,7 @@ static int index_method(struct site *s, struct template_dict *d)
 	}
 	TRY(site_set_display(d, "TAGS_ERE", info->tags_ere ? info->tags_ere :
 			     "(the default)"));
-	if (info->group_ere) {
-		TRY(site_set_display(d, "GROUP_ERE", info->group_ere));
-		TRY(template_dict_show(d, "GROUP_ERE"));
-	} else {
-		TRY(template_dict_show(d, "NO_GROUP"));
-	}
+	TRY(site_set_scope(d, s));
 	TRY(template_dict_show(d, info->ignore_whitespace ?
 			       "IGNORE_WHITESPACE" : "WHITESPACE"));
 	if (info->nignore_revs) {
@@ -173,13 +232,14 @@ static int index_method(struct site *s, struct template_dict *d)
 	 * report.json.
 	 */
 	if (info->seconds_total > 0 && !info->reproducible) {
+		struct run_times rt = run_times(info);
+
 		TRY(template_dict_add(&sec, d, "TIMES"));
-		TRY(template_dict_set(sec, "TOTAL",
-				      site_seconds(info->seconds_total).s));
+		TRY(template_dict_set(sec, "TOTAL", site_seconds(rt.whole).s));
 		TRY(template_dict_set(sec, "HISTORY",
-				      site_seconds(info->seconds_history).s));
-		TRY(template_dict_set(sec, "BLAME",
-				      site_seconds(info->seconds_blame).s));
+				      site_seconds(rt.history).s));
+		TRY(template_dict_set(sec, "BLAME", site_seconds(rt.blame).s));
+		TRY(template_dict_set(sec, "REST", site_seconds(rt.rest).s));
 		TRY(site_set_counted(sec, "N_JOBS", info->jobs, "job", "jobs"));
 	}
 done:
@@ -201,11 +261,14 @@ done:
 	return rc;
 }
 
-/* The newest real release (not the first), or t->nreleases when none. */
+/*
+ * The newest real release (not the first) that wrote something REV holds,
+ * or t->nreleases when none.
+ */
 static size_t newest_release(const struct tally *t)
 {
 	for (size_t r = t->nreleases; r-- > 1;)
-		if (!t->releases[r].unreleased)
+		if (!t->releases[r].unreleased && !site_release_silent(t, r))
 			return r;
 	return t->nreleases;
 }
@@ -223,8 +286,8 @@ static int index_headline(struct site *s, struct template_dict *d)
 	TRY(template_dict_set(d, "FILES", util_count(t->nfiles).s));
 	TRY(site_set_counted(d, "N_LINES", t->total_lines, "line", "lines"));
 	TRY(site_set_counted(d, "N_FILES", t->nfiles, "file", "files"));
-	TRY(site_set_counted(d, "N_RELEASES", site_real_releases(t), "release",
-			     "releases"));
+	TRY(site_set_counted(d, "N_RELEASES", site_real_releases(t) -
+			     s->nsilent, "release", "releases"));
 	TRY(template_dict_set(d, "FIRST_SHARE",
 			      util_percent(site_first_lines(s, root),
 					   t->total_lines, 2).s));
@@ -303,7 +366,8 @@ static int index_releases(struct site *s, struct template_dict *d)
 	uint64_t commits = 0;
 	int rc;
 
-	for (size_t r = 0; r < t->nreleases; r++) {
+	for (size_t k = 0; k < s->nshown; k++) {
+		size_t r = s->shown[k];
 		const struct tally_release *tr = &t->releases[r];
 		struct template_dict *row;
 
@@ -332,6 +396,13 @@ static int index_releases(struct site *s, struct template_dict *d)
 		commits += tr->release ? tr->release->commits : 0;
 	}
 	TRY(template_dict_set(d, "COMMITS", util_count(commits).s));
+	if (s->nsilent) {
+		struct template_dict *sec;
+
+		TRY(template_dict_add(&sec, d, "SILENT"));
+		TRY(site_set_counted(sec, "N_RELEASES", s->nsilent, "release",
+				     "releases"));
+	}
 	if (t->nreleases)
 		TRY(releases_figure(s, d));
 done:
@@ -376,6 +447,126 @@ static int subsystems_alt(char **out, struct site *s)
 	return 0;
 }
 
+/*
+ * The table of the stacked chart: the subsystems with the most lines (a
+ * row for the rest) by the newest releases with lines at REV (a column
+ * for the older ones), in lines.
+ */
+#define STACK_ROWS 12
+#define STACK_COLS 8
+
+static int by_lines(const void *a, const void *b, void *payload)
+{
+	const struct tally *t = payload;
+	const struct tally_dir *da = &t->dirs[*(const size_t *)a];
+	const struct tally_dir *db = &t->dirs[*(const size_t *)b];
+
+	if (da->lines != db->lines)
+		return da->lines > db->lines ? -1 : 1;
+	return strcmp(da->path, db->path);
+}
+
+/* One row: the lines of `by` in each column, then the older ones. */
+static int stack_row(struct template_dict *row, const uint64_t *by,
+		     const size_t *cols, size_t ncols, int older,
+		     uint64_t total)
+{
+	struct template_dict *cell;
+	uint64_t rest = total;
+	int rc = 0;
+
+	for (size_t c = 0; c < ncols; c++) {
+		rest -= by[cols[c]];
+		TRY(template_dict_add(&cell, row, "CELL"));
+		TRY(template_dict_set(cell, "LINES", by[cols[c]] ?
+				      util_count(by[cols[c]]).s : ""));
+	}
+	if (older) {
+		TRY(template_dict_add(&cell, row, "CELL"));
+		TRY(template_dict_set(cell, "LINES", rest ?
+				      util_count(rest).s : ""));
+	}
+	TRY(template_dict_set(row, "LINES", util_count(total).s));
+done:
+	return rc;
+}
+
+static int index_stack_table(struct site *s, struct template_dict *d)
+{
+	const struct tally *t = s->t;
+	struct template_dict *sec, *col, *row;
+	size_t *subs = NULL, nsubs = 0, cols[STACK_COLS], ncols = 0, nolder = 0;
+	uint64_t *rest = NULL, rest_lines = 0;
+	int rc = 0;
+
+	for (size_t k = s->nshown; k-- > 0;) {
+		size_t r = s->shown[k];
+
+		if (!t->dirs[0].by_release[r])
+			continue;
+		if (ncols < STACK_COLS)
+			cols[ncols++] = r;
+		else
+			nolder++;
+	}
+	subs = malloc((t->ndirs + 1) * sizeof(size_t));
+	rest = calloc(t->nreleases + 1, sizeof(uint64_t));
+	if (!subs || !rest) {
+		rc = error_oom();
+		goto done;
+	}
+	for (size_t i = 1; i < t->ndirs; i++)
+		if (t->dirs[i].level == 1 && t->dirs[i].lines)
+			subs[nsubs++] = i;
+	if (!nsubs || !ncols)
+		goto done;
+	qsort_r(subs, nsubs, sizeof(size_t), by_lines, (void *)t);
+	TRY(template_dict_add(&sec, d, "STACK_TABLE"));
+	if (nsubs > STACK_ROWS) {
+		TRY(template_dict_add(&row, sec, "TOP"));
+		TRY(site_set_counted(row, "N_TOP", STACK_ROWS, "subsystem",
+				     "subsystems"));
+	}
+	for (size_t c = 0; c < ncols; c++) {
+		TRY(template_dict_add(&col, sec, "COL"));
+		TRY(site_set_display(col, "NAME", t->releases[cols[c]].name));
+		TRY(template_dict_set(col, "ID", s->release_id[cols[c]]));
+	}
+	if (nolder) {
+		TRY(template_dict_add(&col, sec, "OLDER"));
+		TRY(site_set_counted(col, "N_RELEASES", nolder,
+				     "older release", "older releases"));
+	}
+	for (size_t k = 0; k < nsubs; k++) {
+		const struct tally_dir *dir = &t->dirs[subs[k]];
+
+		if (k >= STACK_ROWS) {
+			for (size_t r = 0; r < t->nreleases; r++)
+				rest[r] += dir->by_release[r];
+			rest_lines += dir->lines;
+			continue;
+		}
+		TRY(template_dict_add(&row, sec, "ROW"));
+		TRY(site_set_display(row, "NAME", site_dir_label(dir)));
+		TRY(site_set_dir_href(row, "HREF", s, subs[k]));
+		TRY(stack_row(row, dir->by_release, cols, ncols, nolder > 0,
+			      dir->lines));
+	}
+	if (nsubs > STACK_ROWS) {
+		TRY(template_dict_add(&row, sec, "MORE"));
+		TRY(site_set_counted(row, "N_MORE", nsubs - STACK_ROWS,
+				     "more subsystem", "more subsystems"));
+		TRY(stack_row(row, rest, cols, ncols, nolder > 0, rest_lines));
+	}
+	TRY(template_dict_add(&row, sec, "ALL"));
+	TRY(stack_row(row, t->dirs[0].by_release, cols, ncols, nolder > 0,
+		      t->dirs[0].lines));
+done:
+	free(subs);
+	free(rest);
+	return rc;
+}
+
 /* A row per subsystem (the level-1 directories), and their charts. */
 static int index_subsystems(struct site *s, struct template_dict *d)
 {
@@ -412,9 +603,10 @@ static int index_subsystems(struct site *s, struct template_dict *d)
 	TRY(site_figure(s, d, "STACK_CHART", "subsystems-stack", "Stacked "
 			"bars, one per subsystem, each divided into the "
 			"shares of its lines written in each release, oldest "
-			"first. The release and subsystem tables have the "
-			"values.", "What each subsystem is made of, release "
+			"first. The table below it has the lines of the "
+			"largest subsystems by the newest releases.", "What each subsystem is made of, release "
 			"by release."));
+	TRY(index_stack_table(s, d));
 done:
 	free(alt);
 	return rc;

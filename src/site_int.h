@@ -60,6 +60,9 @@ struct site {
 	size_t *below;          /* file indices */
 	uint64_t *below_lines;  /* per dir: lines of those files */
 	const char *first;      /* name of the first release */
+	/* the releases the pages' tables show, and how many they leave out */
+	size_t *shown, nshown;
+	size_t nsilent;
 };
 
 /* The page a page's header marks as the current one. */
@@ -70,6 +73,7 @@ enum nav {
 
 /* ---- site.c: set-up --------------------------------------------------- */
 
+int site_release_silent(const struct tally *t, size_t r);
 size_t site_below_count(const struct site *s, size_t d);
 size_t site_biggest(const struct site *s, const uint64_t *by);
 
@@ -95,6 +99,7 @@ int site_set_img_href(struct template_dict *d, const char *key,
 		      struct site *s, const char *name, const char *suffix);
 int site_figure(struct site *s, struct template_dict *d, const char *key,
 		const char *name, const char *alt, const char *caption);
+int site_set_scope(struct template_dict *d, const struct site *s);
 int site_page_new(struct template_dict **out, struct site *s,
 		  const char *file, const char *title, enum nav current);
 int site_page_write(struct site *s, const char *file, const char *tpl,

@@ -262,6 +262,30 @@ static char *way_up(const char *file)
  * `file` is where the page goes (from the top of the report): every link
  * made for it until the next site_page_new() is relative to it.
  */
+/*
+ * Which tags made the releases, said on every page (a figure quoted from
+ * any page can be checked): TAG_SCOPE, and GROUP_ERE or NO_GROUP.
+ */
+int site_set_scope(struct template_dict *d, const struct site *s)
+{
+	const struct report_info *info = s->info;
+	int rc;
+
+	TRY(site_set_display(d, "TAG_SCOPE", info->tag_scope ?
+			     info->tag_scope : "dated"));
+	TRY(template_dict_show(d, info->tag_scope &&
+			       !strcmp(info->tag_scope, "merged") ?
+			       "MERGED" : "DATED"));
+	if (info->group_ere) {
+		TRY(template_dict_add(&d, d, "GROUP_ERE"));
+		TRY(site_set_display(d, "GROUP_ERE", info->group_ere));
+	} else {
+		TRY(template_dict_show(d, "NO_GROUP"));
+	}
+done:
+	return rc;
+}
+
 int site_page_new(struct template_dict **out, struct site *s,
 		  const char *file, const char *title, enum nav current)
 {
@@ -319,6 +343,7 @@ int site_page_new(struct template_dict **out, struct site *s,
 			TRY(template_dict_show(item, "CURRENT"));
 	}
 	TRY(template_dict_include(&inc, d, "FOOTER", "footer.tpl"));
+	TRY(site_set_scope(inc, s));
 	*out = d;
 	d = NULL;
 done:

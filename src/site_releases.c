@@ -93,10 +93,21 @@ int site_write_releases(struct site *s)
 	TRY(site_page_new(&d, s, "releases.html", "Releases", NAV_RELEASES));
 	nreal = site_real_releases(t);
 	TRY(site_set_counted(d, "N_LINES", t->total_lines, "line", "lines"));
-	TRY(site_set_counted(d, "N_RELEASES", nreal, "release", "releases"));
-	if (nreal > 1) {
+	TRY(site_set_counted(d, "N_RELEASES", nreal - s->nsilent, "release",
+			     "releases"));
+	if (s->nsilent) {
+		TRY(template_dict_add(&sec, d, "SILENT"));
+		TRY(site_set_counted(sec, "N_RELEASES", s->nsilent, "release",
+				     "releases"));
+	}
+	if (nreal - s->nsilent > 1) {
+		size_t last = s->nshown - 1;
+
+		if (t->releases[s->shown[last]].unreleased)
+			last--;
 		TRY(template_dict_show(d, "RANGE"));
-		TRY(site_set_display(d, "LAST", t->releases[nreal - 1].name));
+		TRY(site_set_display(d, "LAST",
+				     t->releases[s->shown[last]].name));
 	}
 	if (t->nreleases) {
 		size_t b = site_biggest(s, t->dirs[0].by_release);
@@ -127,7 +138,8 @@ int site_write_releases(struct site *s)
 		if (t->dirs[i].level == 1)
 			subs[nsubs++] = i;
 
-	for (size_t r = 0; r < t->nreleases; r++) {
+	for (size_t k = 0; k < s->nshown; k++) {
+		size_t r = s->shown[k];
 		const struct tally_release *tr = &t->releases[r];
 		const struct release *rel = tr->release;
 
@@ -140,7 +152,9 @@ int site_write_releases(struct site *s)
 		TRY(template_dict_set(row, "SHARE",
 				      util_percent(tr->lines, t->total_lines,
 						   2).s));
-		TRY(template_dict_show(row, tr->lines ? "SURVIVES" : "GONE"));
+		TRY(template_dict_show(row, tr->lines ? "SURVIVES" :
+				       rel && !rel->commits ? "NO_COMMIT" :
+				       "GONE"));
 		TRY(site_set_counted(row, "N_COMMITS", rel ? rel->commits : 0,
 				     "commit", "commits"));
 		if (rel && !tr->unreleased && rel->ntags) {

@@ -46,7 +46,7 @@
 {{#COHORTS}}
 <section id="cohorts">
 <h2>When and by whom</h2>
-<p>{{#OLD}}<strong>{{SHARE}}%</strong> of its lines were last changed before {{YEAR}}; half of them in {{MEDIAN}} or earlier.{{/OLD}}{{#NO_OLD}}Half of its lines were last changed in {{MEDIAN}} or earlier.{{/NO_OLD}} A line’s year is that of the {{DATE}} date (UTC) of the commit <code>git blame</code> gives it; every subsystem’s years are in <a href="{{ROOT}}data/years-subsystems.csv">years-subsystems.csv</a>.</p>
+<p>{{#OLD}}<strong>{{SHARE}}%</strong> of its lines were last changed before {{YEAR}}; half of all its lines were last changed in {{MEDIAN}} or earlier (the median year).{{/OLD}}{{#NO_OLD}}Half of all its lines were last changed in {{MEDIAN}} or earlier (the median year).{{/NO_OLD}} A line’s year is that of the {{DATE}} date (UTC) of the commit <code>git blame</code> gives it; every subsystem’s years are in <a href="{{ROOT}}data/years-subsystems.csv">years-subsystems.csv</a>.</p>
 {{#SUBSYSTEM}}
 <div class="cards">
 <div class="table-wrap">

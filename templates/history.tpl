@@ -1,6 +1,6 @@
 {{%AUTOESCAPE context="HTML"}}
 {{>HEADER}}
-<h1>How old was the code, release after release?</h1>
+<h1>How old was the code, {{PERIOD}} after {{PERIOD}}?</h1>
 {{#SUMMARY}}
 <p class="headline">At {{MID}}, <strong>{{MID_SHARE}}%</strong> of the code dated back to {{FIRST}}; at {{LAST}}, <strong>{{LAST_SHARE}}%</strong>.</p>
 {{/SUMMARY}}
@@ -14,10 +14,10 @@
 
 <section id="snapshots">
 <h2>Every snapshot</h2>
+<p class="caption" id="snapshots-caption">The share of each snapshot’s lines by the release that wrote them, in percent, newest snapshot and newest release first. <a href="data/history.csv">history.csv</a>, <a href="data/history-subsystems.csv">history-subsystems.csv</a></p>
 <div class="table-wrap">
-<table class="matrix">
-<caption>The share of each snapshot’s lines by the release that wrote them, in percent. <a href="data/history.csv">history.csv</a>, <a href="data/history-subsystems.csv">history-subsystems.csv</a></caption>
-<thead><tr><th scope="col">Snapshot</th><th scope="col">Date</th><th scope="col" class="num">Lines</th>{{#COL}}<th scope="col" class="num"><a href="releases.html#{{ID}}">{{NAME}}</a>{{#RUN}} to {{LAST}}{{/RUN}}</th>{{/COL}}</tr></thead>
+<table class="matrix" aria-describedby="snapshots-caption">
+<thead><tr><th scope="col">Snapshot</th><th scope="col">Date</th><th scope="col" class="num">Lines</th>{{#COL}}<th scope="col" class="num"><a href="releases.html#{{ID}}">{{NAME}}</a>{{#RUN}} back to {{LAST}}{{/RUN}}</th>{{/COL}}</tr></thead>
 <tbody>
 {{#ROW}}
 <tr class="{{CLASS}}"><th scope="row" class="nw">{{NAME}}</th><td class="date"><span class="nw">{{DATE}}</span></td><td class="num">{{LINES}}</td>{{#CELL}}<td class="num">{{SHARE}}</td>{{/CELL}}</tr>

@@ -21,7 +21,7 @@
 {{>RELEASES_CHART}}
 <div class="table-wrap">
 <table>
-<caption>Lines at {{REV}} by the release that wrote them. <a href="data/releases.csv">releases.csv</a></caption>
+<caption>Lines at {{REV}} by the release that wrote them{{#SILENT}}; left out: <a href="releases.html#silent">{{N_RELEASES}} that wrote nothing {{REV}} holds</a>{{/SILENT}}. <a href="data/releases.csv">releases.csv</a></caption>
 <thead><tr><th scope="col">Release</th><th scope="col">Dates</th><th scope="col" class="num opt">Commits</th><th scope="col" class="num">Lines today</th><th scope="col" class="num">Share</th></tr></thead>
 <tbody>
 {{#RELEASE}}
@@ -53,12 +53,29 @@
 </div>
 </div>
 {{>STACK_CHART}}
+{{#STACK_TABLE}}
+<p class="caption" id="stack-caption">Lines at {{REV}} by subsystem{{#TOP}} (the {{N_TOP}} with the most lines){{/TOP}} and by the release that wrote them, newest release first. <a href="data/subsystems.csv">subsystems.csv</a> has every release.</p>
+<div class="table-wrap">
+<table class="matrix" aria-describedby="stack-caption">
+<thead><tr><th scope="col">Subsystem</th><th scope="col" class="num">Lines</th>{{#COL}}<th scope="col" class="num"><a href="releases.html#{{ID}}">{{NAME}}</a></th>{{/COL}}{{#OLDER}}<th scope="col" class="num">{{N_RELEASES}}</th>{{/OLDER}}</tr></thead>
+<tbody>
+{{#ROW}}
+<tr><th scope="row"><a href="{{HREF}}">{{NAME}}</a></th><td class="num">{{LINES}}</td>{{#CELL}}<td class="num">{{LINES}}</td>{{/CELL}}</tr>
+{{/ROW}}
+{{#MORE}}
+<tr class="more"><th scope="row">{{N_MORE}}</th><td class="num">{{LINES}}</td>{{#CELL}}<td class="num">{{LINES}}</td>{{/CELL}}</tr>
+{{/MORE}}
+</tbody>
+<tfoot>{{#ALL}}<tr><th scope="row">All</th><td class="num">{{LINES}}</td>{{#CELL}}<td class="num">{{LINES}}</td>{{/CELL}}</tr>{{/ALL}}</tfoot>
+</table>
+</div>
+{{/STACK_TABLE}}
 </section>
 
 {{#YEARS}}
 <section id="years">
 <h2>Lines by year</h2>
-<p>{{#OLD}}<strong>{{SHARE}}%</strong> of the lines at {{REV}} were last changed before {{YEAR}}; half of them in {{MEDIAN}} or earlier.{{/OLD}}{{#NO_OLD}}Half of the lines at {{REV}} were last changed in {{MEDIAN}} or earlier.{{/NO_OLD}} A line’s year is that of the {{DATE}} date (UTC) of the commit <code>git blame</code> gives it.</p>
+<p>{{#OLD}}<strong>{{SHARE}}%</strong> of the lines at {{REV}} were last changed before {{YEAR}}; half of all lines were last changed in {{MEDIAN}} or earlier (the median year).{{/OLD}}{{#NO_OLD}}Half of all lines at {{REV}} were last changed in {{MEDIAN}} or earlier (the median year).{{/NO_OLD}} A line’s year is that of the {{DATE}} date (UTC) of the commit <code>git blame</code> gives it.</p>
 <div class="pair narrow">
 {{>YEARS_CHART}}
 <div class="table-wrap">
@@ -95,11 +112,12 @@
 <dt>Repository</dt><dd>{{REPO}}</dd>
 <dt>Revision</dt><dd>{{REV}}: commit <code class="hash">{{COMMIT}}</code> of {{COMMIT_DATE}}</dd>
 <dt>History</dt><dd>{{N_COMMITS}}{{#FIRST_PARENT}}, first parents only{{/FIRST_PARENT}}{{#SHALLOW}}; <strong>a shallow clone</strong>, cut off at {{N_BOUNDARY}}, so older code counts as theirs{{/SHALLOW}}{{#NOT_SHALLOW}}, complete (not a shallow clone){{/NOT_SHALLOW}}</dd>
-<dt>Release tags</dt><dd><code>{{TAGS_ERE}}</code>{{#GROUP_ERE}}, grouped by <code>{{GROUP_ERE}}</code>{{/GROUP_ERE}}{{#NO_GROUP}}, pre-releases folded into their release{{/NO_GROUP}}</dd>
+<dt>Release tags</dt><dd><code>{{TAGS_ERE}}</code>; tag scope <code>{{TAG_SCOPE}}</code> (<code>--tag-scope</code>: {{#DATED}}the tags {{REV}} contains, and every other one dated no later than it{{/DATED}}{{#MERGED}}only the tags {{REV}} contains{{/MERGED}})</dd>
+<dt>Grouping</dt><dd>{{#GROUP_ERE}}<code>--group {{GROUP_ERE}}</code>: tags whose first subexpression matches the same text are one release, named by it{{/GROUP_ERE}}{{#NO_GROUP}}the default (no <code>--group</code>): one release per version, its pre-releases folded into it{{/NO_GROUP}}</dd>
 <dt>Blame</dt><dd>{{#IGNORE_WHITESPACE}}whitespace ignored (<code>-w</code>){{/IGNORE_WHITESPACE}}{{#WHITESPACE}}whitespace counts{{/WHITESPACE}}; {{N_DIFFS}}{{#IGNORE_REVS}}; ignoring {{N_REVS}}: {{#IGNORED}}<code class="hash">{{HASH}}</code> {{/IGNORED}}{{/IGNORE_REVS}}</dd>
 <dt>Files</dt><dd>{{#INCLUDE}}only <code>{{PATTERNS}}</code>{{/INCLUDE}}{{#ALL_FILES}}every text file{{/ALL_FILES}}{{#EXCLUDE}}, except <code>{{PATTERNS}}</code>{{/EXCLUDE}}{{#SKIP_VENDORED}}, except what <code>.gitattributes</code> marks vendored or generated{{/SKIP_VENDORED}}{{#LEFT_OUT}} (left out: {{N_FILES}}, {{N_LINES}}){{/LEFT_OUT}}; directories tallied {{N_LEVELS}} deep</dd>
 {{#TIMES}}
-<dt>Time taken</dt><dd>{{TOTAL}} s in all ({{HISTORY}} s reading history, {{BLAME}} s blaming) with {{N_JOBS}}</dd>
+<dt>Time taken</dt><dd>{{TOTAL}} s from the start until this page was written, with {{N_JOBS}}: {{HISTORY}} s reading history, {{BLAME}} s blaming, {{REST}} s tallying and publishing this report</dd>
 {{/TIMES}}
 <dt>strata</dt><dd>version {{VERSION}}; report dated {{GENERATED}}</dd>
 </dl>

@@ -2,6 +2,9 @@
 {{>HEADER}}
 <h1>Releases</h1>
 <p class="headline">The {{N_LINES}} at {{REV}} were written over {{N_RELEASES}}{{#RANGE}}, from {{FIRST}} to {{LAST}}{{/RANGE}}.</p>
+{{#SILENT}}
+<p id="silent">{{N_RELEASES}} on other branches shipped no commit of {{REV}}’s history (earlier releases had every commit their tags contain) and have no line at {{REV}}: they are left out here and listed in <a href="data/releases.csv">releases.csv</a>.</p>
+{{/SILENT}}
 <div class="pair narrow">
 {{>CHART}}
 <nav class="toc" aria-label="Releases">
@@ -21,7 +24,7 @@
 {{#RELEASE}}
 <section id="{{ID}}" class="release {{CLASS}}">
 <h2>{{NAME}}</h2>
-<p>{{#SURVIVES}}Lines surviving at {{REV}}: <strong>{{LINES}}</strong>, {{SHARE}}% of the code.{{/SURVIVES}}{{#GONE}}None of its lines survive at {{REV}}.{{/GONE}}
+<p>{{#SURVIVES}}Lines surviving at {{REV}}: <strong>{{LINES}}</strong>, {{SHARE}}% of the code.{{/SURVIVES}}{{#GONE}}None of its lines survive at {{REV}}.{{/GONE}}{{#NO_COMMIT}}It shipped no commit of {{REV}}’s history.{{/NO_COMMIT}}
 {{#TAGGED}}Tagged <span class="nw">{{FROM}}{{#UNTIL}} –{{/UNTIL}}</span>{{#UNTIL}} <span class="nw">{{TO}}</span>{{/UNTIL}}; {{/TAGGED}}{{#NOT_TAGGED}}Not in any release tag yet; {{/NOT_TAGGED}}{{N_COMMITS}} in its cycle.</p>
 <div class="columns">
 {{#TAGS}}

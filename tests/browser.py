@@ -19,6 +19,7 @@ standard library. For each page (a file path; WIDTH in CSS pixels, default
     table rather than the table below it,
   - shows a chart at less than 0.8 of its size (its text would be too
     small to read),
+  - has two text boxes that overlap (more than 1 px each way),
 and it saves a full-page screenshot SHOTS_DIR/NAME-WIDTH.png to look at,
 plus SHOTS_DIR/NAME-print.pdf, the page as printed; NAME is the page's
 path below the directory common to all pages given, with _ for /. To look
@@ -144,6 +145,7 @@ def problems_of(events, session):
 # The layout of a page, measured in the browser: the document's width, and
 # for every chart and every chart-and-table pair their boxes.
 LAYOUT = """(() => {
+  OVERLAPS
   const box = e => { const r = e.getBoundingClientRect();
     return [r.left, r.top, r.right, r.bottom]; };
   return {
@@ -155,13 +157,47 @@ LAYOUT = """(() => {
              narrow: !!i.parentElement.querySelector('source')})),
     pairs: Array.from(document.querySelectorAll('.pair')).map(p => ({
       chart: box(p.querySelector('figure.chart')),
-      table: box(p.querySelector('table'))}))
+      table: box(p.querySelector('table'))})),
+    overlaps: overlaps()
   };
 })()"""
+
+# Text boxes that overlap: every line box of every text node, against
+# every other text node's (more than 1 px each way: touching lines are
+# fine). The first few, with their texts.
+OVERLAPS = """const overlaps = () => {
+  const rects = [];
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(), k = 0; n; n = walk.nextNode(), k++) {
+    if (!n.textContent.trim()) continue;
+    const r = document.createRange();
+    r.selectNodeContents(n);
+    for (const b of r.getClientRects())
+      if (b.width > 0 && b.height > 0)
+        rects.push({k: k, l: b.left, t: b.top, r: b.right, b: b.bottom,
+                    text: n.textContent.trim().slice(0, 40)});
+  }
+  rects.sort((a, b) => a.t - b.t);
+  const out = [];
+  for (let i = 0; i < rects.length && out.length < 5; i++)
+    for (let j = i + 1; j < rects.length && rects[j].t < rects[i].b; j++) {
+      const a = rects[i], c = rects[j];
+      if (a.k === c.k) continue;
+      if (Math.min(a.r, c.r) - Math.max(a.l, c.l) > 1 &&
+          Math.min(a.b, c.b) - Math.max(a.t, c.t) > 1)
+        out.push([a.text, c.text]);
+    }
+  return out;
+};"""
+
+
+LAYOUT = LAYOUT.replace("OVERLAPS", OVERLAPS)
 
 
 def layout_problems(m, width):
     bad = []
+    for a, c in m["overlaps"]:
+        bad.append("text overlaps: %r and %r" % (a, c))
     if m["scroll"] > m["inner"]:
         bad.append("scrolls sideways at %dpx: %dpx wide" %
                    (m["inner"], m["scroll"]))

@@ -6,7 +6,7 @@
 # tests/browser.py checks each: no console error, no failed load, no image
 # missing, no sideways scroll of the page, every table beside its chart at
 # 1280 and below it at 390, the phone's charts on a phone, no chart shrunk
-# to unreadable. The screenshots stay in the test's scratch directory;
+# to unreadable, no two text boxes overlapping. The screenshots stay in the test's scratch directory;
 # SHOTS=DIR keeps them (and the printed PDFs) to look at.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/site-lib.sh"
@@ -79,7 +79,28 @@ browse_names() {
 	keep_shots names
 }
 
+# A maintenance tag on another branch (a release that wrote nothing HEAD
+# holds, and the paragraph that says so) and calendar snapshots, at both
+# widths: nothing overlaps.
+# shellcheck disable=SC2046
+browse_branches() {
+	local p args=()
+	command -v chromium >/dev/null || return 1
+	site_repo "$WORK/branches"
+	(cd "$WORK/branches" && git checkout -q -b maint v1.0 &&
+		put README $(lines readme 1 9) fix && commit fix &&
+		git tag v1.0.1 && git checkout -q - && put README $(lines readme 1 11) && commit more) >/dev/null
+	report "$WORK/branches" --out out --history year
+	has out/releases.html '<p id="silent">1 release on other branches'
+	for p in index releases history; do
+		args+=("out/$p.html@1280" "out/$p.html@390")
+	done
+	python3 "$TESTS/browser.py" branches "${args[@]}"
+	keep_shots branches
+}
+
 run_case browse browse
+run_case browse_branches browse_branches
 run_case browse_dark browse_dark
 run_case browse_names browse_names
 finish

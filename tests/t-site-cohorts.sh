@@ -147,7 +147,7 @@ subsystems_match_git() {
 			blame.tsv | sort -n | awk -v t="$(grep -c "^$sub/" blame.tsv)" \
 			'NR * 2 >= t {print; exit}')
 		has "out/$sub.html" \
-			"Half of its lines were last changed in $y or earlier." \
+			"Half of all its lines were last changed in $y or earlier (the median year)." \
 			'<a href="authors.html#subsystems">All subsystems</a>' \
 			'<a href="data/years-subsystems.csv">'
 	done
@@ -177,7 +177,7 @@ years_on_index() {
 	y=$(cut -f3 blame.tsv | sort -n | awk -v t="$total" \
 		'NR * 2 >= t {print; exit}')
 	has out/index.html \
-		"Half of the lines at HEAD were last changed in $y or earlier." \
+		"Half of all lines at HEAD were last changed in $y or earlier (the median year)." \
 		'<img src="img/years.png"' '<a href="data/years.csv">' \
 		'<a href="authors.html">authors and organisations</a>'
 	for f in years.svg years.png years@2x.png years@narrow.svg \
@@ -243,7 +243,7 @@ no_authors_no_people() {
 	! ls out/img | grep -e '^authors' -e '^orgs'
 	! grep -rIl -e 'authors\.html' -e 'Ann Lee' -e 'ann-mail' out
 	# a subsystem's page keeps its years
-	grep -q 'Half of its lines were last changed in 2017 or earlier.' out/lib.html
+	grep -q 'Half of all its lines were last changed in 2017 or earlier (the median year).' out/lib.html
 	[ -s out/img/years.png ]
 	grep -q '<section id="years">' out/index.html
 	grep -q '"authors": false' out/data/report.json
