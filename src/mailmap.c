@@ -620,18 +620,22 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int ends_with(const char *s, const char *end)
+/* Does s[0, n) end with `end`? */
+static int ends_with(const char *s, size_t n, const char *end)
 {
-	size_t n = strlen(s), e = strlen(end);
+	size_t e = strlen(end);
 
 	return n >= e && !memcmp(s + n - e, end, e);
 }
 
 int orgmap_is_free_mail(const char *domain)
 {
-	/* git's default address on a host without a domain: user@host.(none) */
-	if (ends_with(domain, "(none)") || ends_with(domain, ".localdomain") ||
-	    ends_with(domain, ".local"))
+	size_t n = strlen(domain);
+
+	/* git's default address on a host without a domain: host.(none) */
+	if (ends_with(domain, n, "(none)") ||
+	    ends_with(domain, n, ".localdomain") ||
+	    ends_with(domain, n, ".local"))
 		return 1;
 	return bsearch(&domain, free_mail, sizeof(free_mail) /
 		       sizeof(*free_mail), sizeof(*free_mail), str_cmp) != NULL;
@@ -643,18 +647,13 @@ static const char *const bot_mail[] = {
 	"support@dependabot.com",
 };
 
-static int ends_bot(const char *s, size_t n)
-{
-	return n >= 5 && !memcmp(s + n - 5, "[bot]", 5);
-}
-
 int orgmap_is_bot(const char *name, const char *email)
 {
 	const char *at = strrchr(email, '@');
 	size_t i;
 
-	if (ends_bot(name, strlen(name)) ||
-	    (at && ends_bot(email, (size_t)(at - email))))
+	if (ends_with(name, strlen(name), "[bot]") ||
+	    (at && ends_with(email, (size_t)(at - email), "[bot]")))
 		return 1;
 	for (i = 0; i < sizeof(bot_mail) / sizeof(*bot_mail); i++)
 		if (!strcasecmp(email, bot_mail[i]))

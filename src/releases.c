@@ -266,15 +266,21 @@ static int namer_init(struct namer *nm, const struct releases_options *opts)
 	return 0;
 }
 
-static int namer_name(char **out, const struct namer *nm, const char *tag)
+/* The release name of `tag`; *grouped (when given): --group named it. */
+static int namer_name(char **out, const struct namer *nm, const char *tag,
+		      int *grouped)
 {
 	regmatch_t m[10];
 	size_t so = 0, eo = strlen(tag);
 
+	if (grouped)
+		*grouped = 0;
 	if (nm->has_group && match_whole(&nm->group, tag, m, 10) &&
 	    m[1].rm_so >= 0 && m[1].rm_eo > m[1].rm_so) {
 		so = m[1].rm_so;
 		eo = m[1].rm_eo;
+		if (grouped)
+			*grouped = 1;
 	} else if (match_whole(&nm->strip, tag, m, 10) && m[1].rm_eo > 0) {
 		eo = m[1].rm_eo;
 	}
@@ -284,23 +290,19 @@ static int namer_name(char **out, const struct namer *nm, const char *tag)
 
 /*
  * The release a tag belongs to: its --group name when that matches,
- * else its version: its name less a pre-release suffix and less
- * trailing zero components and less a leading 'v' ("7.0.0", "7.0" and
- * "7.0-rc1" are all "7", "v5.2.0" is "5.2"), so that one version is one release however its
- * tags spell it. The release is shown by its standing tag's name
- * (releases_name()).
+ * else its version: its name less a pre-release suffix, trailing zero
+ * components and a leading 'v' ("7.0.0", "7.0" and "7.0-rc1" are all
+ * "7", "v5.2.0" is "5.2"), so that one version is one release however
+ * its tags spell it. The release is shown by its standing tag's name
+ * (name_releases()).
  */
 static int namer_key(char **out, const struct namer *nm, const char *tag)
 {
-	regmatch_t m[10];
 	size_t n;
 	char *k;
-	int rc;
+	int rc, grouped;
 
-	if (nm->has_group && match_whole(&nm->group, tag, m, 10) &&
-	    m[1].rm_so >= 0 && m[1].rm_eo > m[1].rm_so)
-		return namer_name(out, nm, tag);
-	if ((rc = namer_name(out, nm, tag)) < 0)
+	if ((rc = namer_name(out, nm, tag, &grouped)) < 0 || grouped)
 		return rc;
 	k = *out;
 	n = strlen(k);
@@ -351,7 +353,7 @@ int releases_name_for_tag(char **out, const struct releases_options *opts,
 	rc = namer_init(&nm, opts);
 	if (rc)
 		return rc;
-	rc = namer_name(out, &nm, tag);
+	rc = namer_name(out, &nm, tag, NULL);
 	namer_release(&nm);
 	return rc;
 }
@@ -1019,7 +1021,7 @@ static int set_standing(struct releases *r)
 			char *name;
 
 			if ((rc = namer_name(&name, &def,
-					     rel->tags[j].name)) < 0)
+					     rel->tags[j].name, NULL)) < 0)
 				break;
 			if (!strcmp(name, rel->tags[j].name))
 				rel->standing = &rel->tags[j];
@@ -1075,7 +1077,8 @@ static int name_releases(struct releases *r, const struct namer *nm)
 
 		if (rel->unreleased || !rel->standing)
 			continue;
-		if ((rc = namer_name(&name, nm, rel->standing->name)) < 0)
+		if ((rc = namer_name(&name, nm, rel->standing->name,
+				       NULL)) < 0)
 			return rc;
 		free(rel->name);
 		rel->name = name;
