@@ -632,9 +632,9 @@ void releases_free(struct releases *r)
 }
 
 /*
- * Group the sorted tags into releases: a release's position is that of its
- * first tag, so releases come out ordered by their earliest tag's date
- * (then that tag's name). Sets c->v[i].rel; returns the count in *nrel.
+ * Group the sorted tags into releases, numbered in the order of their
+ * first tags (order_releases() puts them in the order they shipped).
+ * Sets c->v[i].rel; returns the count in *nrel.
  */
 static int group_tags(struct collector *c, size_t *nrel)
 {
@@ -1034,6 +1034,65 @@ static int set_standing(struct releases *r)
 	return rc;
 }
 
+/*
+ * The order of the list: by the date of the standing tag, the day the
+ * release shipped (then its name, bytewise), the unreleased bucket last.
+ * By its first tag instead, a release whose pre-releases began long
+ * before it shipped would come before releases that shipped earlier
+ * (redis's 3.0.0-beta1 of 2012 put 3.0.0 of 2015 before 2.6.0).
+ */
+static int64_t shipped(const struct release *r)
+{
+	return r->standing ? r->standing->date : r->first_date;
+}
+
+static int cmp_shipped(const void *a, const void *b)
+{
+	const struct release *x = *(const struct release *const *)a;
+	const struct release *y = *(const struct release *const *)b;
+	int c;
+
+	if (x->unreleased || y->unreleased)
+		return (int)x->unreleased - (int)y->unreleased;
+	if (shipped(x) != shipped(y))
+		return shipped(x) < shipped(y) ? -1 : 1;
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	return x < y ? -1 : x > y; /* as they were: by their first tags */
+}
+
+/* Sorts r->list by cmp_shipped(), and r->of_commit (n commits) along. */
+static int order_releases(struct releases *r, size_t n)
+{
+	const struct release **by = malloc((r->n ? r->n : 1) * sizeof(*by));
+	struct release *list = calloc(r->n + 1, sizeof(*list));
+	uint32_t *to = malloc((r->n ? r->n : 1) * sizeof(*to));
+	size_t i;
+	int rc = 0;
+
+	if (!by || !list || !to) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < r->n; i++)
+		by[i] = &r->list[i];
+	qsort(by, r->n, sizeof(*by), cmp_shipped);
+	for (i = 0; i < r->n; i++) {
+		list[i] = *by[i];
+		to[by[i] - r->list] = (uint32_t)i;
+	}
+	for (i = 0; i < n; i++)
+		r->of_commit[i] = to[r->of_commit[i]];
+	free(r->list);
+	r->list = list;
+	list = NULL;
+done:
+	free(by);
+	free(list);
+	free(to);
+	return rc;
+}
+
 int releases_parse_scope(enum releases_scope *out, const char *s)
 {
 	if (!strcmp(s, "dated"))
@@ -1146,7 +1205,8 @@ int releases_compute(struct releases **out, struct repository *repo,
 		goto done;
 	}
 	if ((rc = map_commits(r, &c)) < 0 ||
-	    (rc = name_releases(r, &nm)) < 0)
+	    (rc = name_releases(r, &nm)) < 0 ||
+	    (rc = order_releases(r, h->n)) < 0)
 		goto done;
 	*out = r;
 	r = NULL;

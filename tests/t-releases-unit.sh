@@ -363,6 +363,38 @@ map e HEAD --group "$g" | expect "E: Linux recipe"
 compare_namerev e HEAD --group "$g"
 compare_namerev e HEAD
 
+# --- E2: releases in the order they shipped -------------------------------
+# v2.0's first pre-release predates v1.1, but v2.0 shipped after it: the
+# list goes by the standing tag's date (v1.0, v1.1, v2.0), not by the
+# first tag's (which put v2.0 before v1.1), while each commit still goes
+# to the earliest tag that contains it (c2 to v2.0-rc1).
+newrepo e2
+commit c1 1000
+atag v1.0 1000
+git checkout -q -b maint
+commit s1 2500
+atag v1.1 3000
+git checkout -q main
+commit c2 2000
+atag v2.0-rc1 2100
+GIT_AUTHOR_DATE="@3500 +0000" GIT_COMMITTER_DATE="@3500 +0000" \
+	git merge -q --no-ff -m m maint
+commit c3 4000
+atag v2.0 4100
+cat >"$tmp/want" <<'EOF'
+release v1.0 1000 1000 1 v1.0:1000
+release v1.1 3000 3000 1 v1.1:3000
+release v2.0 2100 4100 3 v2.0-rc1:2100,v2.0:4100
+skipped 0
+c1 v1.0
+c2 v2.0
+c3 v2.0
+m v2.0
+s1 v1.1
+EOF
+map e2 HEAD | expect "E2: the order releases shipped in"
+compare_namerev e2 HEAD
+
 # --- F: the default expression on real tags -----------------------------
 newrepo f
 t=1000

@@ -47,7 +47,11 @@ struct release {
 };
 
 struct releases {
-	struct release *list; /* by first date; "unreleased" last if present */
+	/*
+	 * By the date each shipped (its standing tag's), then name;
+	 * "unreleased" last if present. Every output lists them so.
+	 */
+	struct release *list;
 	size_t n;
 	uint32_t *of_commit;  /* per history index: index into list */
 	size_t nskipped;      /* matching tags not pointing at a commit */
