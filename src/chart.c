@@ -27,14 +27,9 @@ int chart_check_options(const struct chart_options *o)
 	return 0;
 }
 
-int chart_release_wrote(const struct tally_release *r)
-{
-	return r->unreleased || r->lines || !r->release || r->release->commits;
-}
-
 /*
- * What the charts draw: `t` without the releases that wrote nothing at
- * REV, the same for its history. Only what the charts read is copied;
+ * What the charts draw: `t` without the releases that wrote nothing
+ * (tally_release_silent()), the same for its history. Only what the charts read is copied;
  * the rest is borrowed from `t`.
  */
 struct view {
@@ -121,7 +116,7 @@ static int view_build(struct view *v, const struct tally *t)
 	}
 	for (i = 0; i < t->nreleases; i++) {
 		to[i] = SNAPSHOT_NONE;
-		if (chart_release_wrote(&t->releases[i])) {
+		if (!tally_release_silent(t, i)) {
 			to[i] = m;
 			keep[m++] = i;
 		}

@@ -107,7 +107,7 @@ size_t chart_released_count(const struct tally *t)
 
 /*
  * Release i takes the ramp at its rank among the releases that wrote
- * something at REV (chart_release_wrote()), so that the pages, which
+ * something (tally_release_silent()), so that the pages, which
  * ask with the whole tally, get the colours of the charts, which draw
  * only those. Beyond RAMP_PLAIN releases, neighbours on the ramp are
  * too close to tell apart (jq-1.5 and jq-1.6 of ten), so every other
@@ -124,7 +124,7 @@ struct rgb chart_release_rgb(const struct tally *t, const struct theme *th,
 	if (i >= n)
 		return th->unreleased;
 	for (j = 0; j < n; j++)
-		if (j == i || chart_release_wrote(&t->releases[j])) {
+		if (j == i || !tally_release_silent(t, j)) {
 			rank += j < i;
 			m++;
 		}

@@ -268,7 +268,7 @@ done:
 static size_t newest_release(const struct tally *t)
 {
 	for (size_t r = t->nreleases; r-- > 1;)
-		if (!t->releases[r].unreleased && !site_release_silent(t, r))
+		if (!t->releases[r].unreleased && !tally_release_silent(t, r))
 			return r;
 	return t->nreleases;
 }

@@ -60,9 +60,12 @@ struct site {
 	size_t *below;          /* file indices */
 	uint64_t *below_lines;  /* per dir: lines of those files */
 	const char *first;      /* name of the first release */
-	/* the releases the pages' tables show, and how many they leave out */
+	/*
+	 * the releases the pages' tables show, and how many they leave out
+	 * (tally_release_silent()): in all, and of those on REV's history
+	 */
 	size_t *shown, nshown;
-	size_t nsilent;
+	size_t nsilent, nsilent_on;
 };
 
 /* The page a page's header marks as the current one. */
@@ -73,7 +76,6 @@ enum nav {
 
 /* ---- site.c: set-up --------------------------------------------------- */
 
-int site_release_silent(const struct tally *t, size_t r);
 size_t site_below_count(const struct site *s, size_t d);
 size_t site_biggest(const struct site *s, const uint64_t *by);
 

@@ -310,3 +310,16 @@ size_t tally_subsystem_of(const struct tally *t, size_t dir)
 		dir = t->dirs[dir].parent;
 	return dir;
 }
+
+enum tally_silence tally_release_silent(const struct tally *t, size_t r)
+{
+	const struct tally_release *tr = &t->releases[r];
+
+	if (tr->unreleased || !tr->release || tr->lines ||
+	    tr->release->commits)
+		return TALLY_WROTE;
+	for (size_t k = 0; k < tr->release->ntags; k++)
+		if (tr->release->tags[k].commit != RELEASES_OFF_HISTORY)
+			return TALLY_SILENT_ON_HISTORY;
+	return TALLY_SILENT_ELSEWHERE;
+}

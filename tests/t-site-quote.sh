@@ -116,21 +116,30 @@ halfway_by_date() {
 
 silent_releases() {
 	branch_repo repo
+	# v0.9, tagged after v1.0 on its commit: on HEAD's history, no
+	# commit of its own
+	GIT_COMMITTER_DATE="@1400000000 +0000" git -C repo tag -a -m v0.9 \
+		v0.9 v1.0
 	report repo --out out
 	# releases.csv keeps them; the pages' release tables do not.
 	grep -q '^v1.0.1,v1.0.1,.*,0,0,' out/data/releases.csv
 	grep -q '^v1.0.2,v1.0.2,.*,0,0,' out/data/releases.csv
 	has out/releases.html \
 		'The 16 lines at HEAD were written over 2 releases, from v1.0 to v2.0.' \
-		'<p id="silent">3 releases on other branches shipped no commit of HEAD’s history (earlier releases had every commit their tags contain) and have no line at HEAD: they are left out here and listed in <a href="data/releases.csv">releases.csv</a>.</p>'
+		'<p id="silent">3 releases on other branches shipped no commit of HEAD’s history (earlier-dated tags hold every commit theirs contain); 1 release on the history of HEAD holds no commit of its own (an earlier-dated tag of another release is on the same commits). A release that wrote nothing has no line at HEAD or at any snapshot: these are left out of every table and chart, and listed in <a href="data/releases.csv">releases.csv</a>.</p>'
 	grep -q '^v1.0.3,v1.0.3,.*,0,0,' out/data/releases.csv
-	lacks out/releases.html 'r-v1.0.1' 'r-v1.0.2' 'r-v1.0.3' \
+	lacks out/releases.html 'r-v1.0.1' 'r-v1.0.2' 'r-v1.0.3' 'r-v0.9' \
 		'None of its lines survive'
 	has out/index.html 'written over 2 releases.' \
 		'The newest release, v2.0, wrote 31.3% of them.' \
-		'left out: <a href="releases.html#silent">3 releases that wrote nothing HEAD holds</a>'
-	lacks out/index.html 'r-v1.0.1' 'r-v1.0.2'
-	lacks out/history.html 'r-v1.0.1' 'r-v1.0.2'
+		'left out: <a href="releases.html#silent">4 releases that wrote nothing HEAD holds</a>'
+	lacks out/index.html 'r-v1.0.1' 'r-v1.0.2' 'r-v0.9'
+	lacks out/history.html 'r-v1.0.1' 'r-v1.0.2' 'r-v0.9'
+	# the terminal table leaves out the same, for the same reasons
+	"$STRATA" table repo -q >t.txt
+	grep -qx '3 releases on other branches shipped no commit of HEAD (left out; see releases.csv)' t.txt
+	grep -qx '1 release on the history of HEAD holds no commit of its own (left out; see releases.csv)' t.txt
+	! grep -q '^v0.9 ' t.txt
 	python3 "$TESTS/linkcheck.py" out
 }
 
