@@ -101,7 +101,6 @@ int site_set_img_href(struct template_dict *d, const char *key,
 		      struct site *s, const char *name, const char *suffix);
 int site_figure(struct site *s, struct template_dict *d, const char *key,
 		const char *name, const char *alt, const char *caption);
-int site_set_scope(struct template_dict *d, const struct site *s);
 int site_page_new(struct template_dict **out, struct site *s,
 		  const char *file, const char *title, enum nav current);
 int site_page_write(struct site *s, const char *file, const char *tpl,
