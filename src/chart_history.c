@@ -278,7 +278,7 @@ static int layers_margin(struct chart *c, const struct layers *L,
 	*out = 0;
 	if (c->nrel <= LEGEND_SWATCHES || s->n < 2)
 		return 0;
-	for (r = 0; r < nrel; r++) {
+	for (r = 0; r < c->nrel; r++) {
 		if (!L->counts[(s->n - 1) * nrel + r])
 			continue;
 		if ((rc = chart_text_width(c, F_VALUE, 0,
@@ -358,6 +358,9 @@ static int layers_names(struct chart *c, const struct layers *L,
 			below[k] += L->counts[k * nrel + r];
 			top[k] = layers_y(L, k, below[k], pb, pb - pt, ymax);
 		}
+		/* the unreleased bucket has its own swatch */
+		if (r >= c->nrel)
+			break;
 		if ((rc = chart_band_name_make(&b, c, r)))
 			break;
 		if (chart_band_place(xs, top, bot, n, b.t.w + 4, b.ink_h,

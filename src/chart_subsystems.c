@@ -267,7 +267,8 @@ static int stack_names(struct chart *c, const struct hbars *h)
 	size_t i, r;
 	int rc = 0;
 
-	for (r = 0; r < t->nreleases && !rc; r++) {
+	/* the unreleased bucket (past c->nrel) has its own swatch */
+	for (r = 0; r < c->nrel && !rc; r++) {
 		double best = 0, bx = 0, by = 0, y0, y1;
 		struct band_name b;
 
