@@ -131,7 +131,7 @@ silent_releases() {
 	grep -q '^v1.0.2,v1.0.2,.*,0,0,' out/data/releases.csv
 	has out/releases.html \
 		'The 16 lines at HEAD were written over 2 releases, from v1.0 to v2.0.' \
-		'<p id="silent">3 releases on other branches shipped no commit of HEAD’s history (earlier-dated tags hold every commit theirs contain); 1 release on the history of HEAD holds no commit of its own (an earlier-dated tag of another release is on the same commits). A release that wrote nothing has no line at HEAD or at any snapshot: these are left out of every table and chart, and listed in <a href="data/releases.csv">releases.csv</a>.</p>'
+		'<p id="silent">3 releases on other branches shipped no commit of HEAD’s history (earlier-dated tags hold every commit theirs contain); 1 release on the history of HEAD holds no commit of its own (an earlier-dated tag of another release is on the same commits), and none has a line at HEAD or at any snapshot: they are left out of every table and chart, and listed in <a href="data/releases.csv">releases.csv</a>.</p>'
 	grep -q '^v1.0.3,v1.0.3,.*,0,0,' out/data/releases.csv
 	lacks out/releases.html 'r-v1.0.1' 'r-v1.0.2' 'r-v1.0.3' 'r-v0.9' \
 		'None of its lines survive'

@@ -87,14 +87,14 @@ size_t tally_find_dir(const struct tally *t, const char *path, size_t len);
 size_t tally_subsystem_of(const struct tally *t, size_t dir);
 
 /*
- * Whether release r wrote nothing REV's history holds, and why. Such a
- * release claimed no commit of REV's history (every tag that contains
- * its commits is dated earlier), so it has no line at REV or at any
- * snapshot either: each of those lines is a commit of REV's history. The
- * one rule for what the terminal table, the charts and the pages leave
- * out and count as left out; releases.csv and report.json keep every
- * release. The unreleased bucket and a release the tally knows no
- * struct release of always wrote.
+ * Whether release r wrote nothing REV's history holds, and why: no
+ * commit of REV's history (every tag that contains its commits is dated
+ * earlier), no line at REV and none at any snapshot of t->history (the
+ * snapshot of a release branch may hold lines of commits only that
+ * branch has). The one rule for what the terminal table, the charts and
+ * the pages leave out and count as left out; releases.csv and
+ * report.json keep every release. The unreleased bucket and a release
+ * the tally knows no struct release of always wrote.
  */
 enum tally_silence {
 	TALLY_WROTE = 0,

@@ -1927,6 +1927,22 @@ static void check_empty_release(const char *base)
 	r4[2].commits = 1;
 	CHECK(release_rgb(t4, 1, 0) != release_rgb(t3, 1, 0),
 	      "a release with commits left the ramp");
+	/* without commits or lines at REV, lines at a snapshot (a release
+	 * branch's own fixes) keep it too; none, and it leaves again */
+	r4[2].commits = 0;
+	{
+		struct snapshots *h = fx_history(t4);
+
+		t4->history = h;
+		CHECK(!tally_release_silent(t4, 2), "a release with lines at "
+		      "a snapshot is silent");
+		for (i = 0; i < h->n; i++)
+			h->list[i].by_release[2] = 0;
+		CHECK(tally_release_silent(t4, 2), "a release with no line "
+		      "anywhere is not silent");
+		t4->history = NULL;
+		fx_history_free(h);
+	}
 	fx_free(t4);
 	fx_free(t3);
 	free(r4);
