@@ -126,7 +126,8 @@ const char *snapshots_when_name(enum snapshots_when when)
 
 /* ---- choosing ---- */
 
-static int add_snapshot(struct snapshots *s, size_t *alloc, const char *name,
+static int add_snapshot(struct snapshots *s, size_t *alloc,
+			const struct history *h, const char *name,
 			int64_t date, uint32_t commit, size_t release)
 {
 	struct snapshot *p;
@@ -138,6 +139,7 @@ static int add_snapshot(struct snapshots *s, size_t *alloc, const char *name,
 	p->date = date;
 	p->commit = commit;
 	p->release = release;
+	p->outside = h->commits[commit].outside;
 	if (!(p->name = strdup(name)))
 		return error_oom();
 	s->n++;
@@ -163,12 +165,20 @@ static int choose_releases(struct snapshots *s, size_t *alloc,
 	uint32_t tip = (uint32_t)(h->n - 1);
 	int rc;
 
+	if (!(s->unsnapped = malloc((rel->n ? rel->n : 1) *
+				    sizeof(*s->unsnapped))))
+		return error_oom();
 	for (size_t r = 0; r < rel->n; r++) {
 		const struct release_tag *t = rel->list[r].standing;
 
-		if (rel->list[r].unreleased || !t || t->commit >= h->n)
+		/* A release with no commit of REV's history wrote nothing. */
+		if (rel->list[r].unreleased || !rel->list[r].commits || !t)
 			continue;
-		if ((rc = add_snapshot(s, alloc, t->name, t->date, t->commit,
+		if (t->commit >= h->n) {
+			s->unsnapped[s->nunsnapped++] = r;
+			continue;
+		}
+		if ((rc = add_snapshot(s, alloc, h, t->name, t->date, t->commit,
 				       r)) < 0)
 			return rc;
 	}
@@ -254,7 +264,7 @@ static int choose_calendar(struct snapshots *s, size_t *alloc,
 			break;
 		gmtime_r(&bt, &tm);
 		strftime(name, sizeof(name), "%Y-%m-%d", &tm);
-		if ((rc = add_snapshot(s, alloc, name, bounds[nb - 1],
+		if ((rc = add_snapshot(s, alloc, h, name, bounds[nb - 1],
 				       chain[i], SNAPSHOT_NONE)) < 0)
 			goto done;
 	}
@@ -329,6 +339,27 @@ static int state_new(struct snapshots *s, const struct history *h,
 	return 0;
 }
 
+int snapshots_extra_tips(git_oid **out, size_t *n,
+			 const struct releases *rel,
+			 enum snapshots_when when)
+{
+	*out = NULL;
+	*n = 0;
+	if (when != SNAPSHOTS_RELEASES)
+		return 0;
+	for (size_t r = 0; r < rel->n; r++) {
+		const struct release_tag *t = rel->list[r].standing;
+
+		if (rel->list[r].unreleased || !rel->list[r].commits || !t ||
+		    t->commit != RELEASES_OFF_HISTORY || t->contains_rev)
+			continue;
+		if (!*out && !(*out = malloc(rel->n * sizeof(**out))))
+			return error_oom();
+		git_oid_cpy(&(*out)[(*n)++], &t->oid);
+	}
+	return 0;
+}
+
 int snapshots_choose(struct snapshots **out, const struct history *h,
 		     const struct releases *rel, enum snapshots_when when,
 		     const char *rev, snapshots_filter_fn keep,
@@ -352,7 +383,7 @@ int snapshots_choose(struct snapshots **out, const struct history *h,
 	if (rc < 0)
 		goto done;
 	if ((!s->n || !s->list[s->n - 1].is_rev) &&
-	    (rc = add_snapshot(s, &alloc, rev, h->commits[h->n - 1].time,
+	    (rc = add_snapshot(s, &alloc, h, rev, h->commits[h->n - 1].time,
 			       (uint32_t)(h->n - 1), SNAPSHOT_NONE)) < 0)
 		goto done;
 	s->list[s->n - 1].is_rev = 1;
@@ -1018,6 +1049,7 @@ void snapshots_free(struct snapshots *s)
 	free(s->rows);
 	free(s->survival);
 	free(s->survived);
+	free(s->unsnapped);
 	state_free(s->state);
 	free(s);
 }

@@ -230,7 +230,7 @@ static int release_empty(const struct tally_release *r)
 static int release_elsewhere(const struct release *rel)
 {
 	for (size_t k = 0; k < rel->ntags; k++)
-		if (rel->tags[k].commit != RELEASES_OFF_HISTORY)
+		if (rel->tags[k].in_rev)
 			return 0;
 	return 1;
 }

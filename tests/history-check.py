@@ -8,8 +8,9 @@ REPORT/data/report.json, every text file at the snapshot's commit is blamed
 with `git blame --porcelain` (the same options), each line's commit is
 mapped to a release the way docs/releases.md says (the earliest-dated
 matching tag that contains it, among the tags the report's REV contains
-and, with --tag-scope dated, every other tag dated no later than REV;
-release names with the default rule), and the counts must equal the rows
+and, with --tag-scope dated, every other tag dated no later than REV
+that contains a commit of REV's history; release names with the
+default rule), and the counts must equal the rows
 of history.csv and history-subsystems.csv. survival.csv (per commit of a
 release, the lesser of its lines at the release's base and at the later
 snapshot) and the half-lives in report.json are then recomputed from
@@ -76,11 +77,16 @@ def release_map(repo, rev, first_parent, scope):
     for date, name, commit in reversed(tags):
         if shown[version_key(name)] is None:
             shown[version_key(name)] = name
+    # A tag counts when it contains a commit of REV's history; it then
+    # claims every commit it contains that no earlier tag claimed, also
+    # those off REV's history (a release branch's, in its snapshot).
     of = {}
     for date, name, commit in tags:
-        for c in git(repo, "rev-list", *fp, commit).split():
-            if c in history:
-                of.setdefault(c, release_name(shown[version_key(name)]))
+        contains = git(repo, "rev-list", *fp, commit).split()
+        if not any(c in history for c in contains):
+            continue
+        for c in contains:
+            of.setdefault(c, release_name(shown[version_key(name)]))
     return of
 
 
