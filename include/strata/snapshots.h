@@ -74,6 +74,8 @@ struct snapshots {
 	struct snapshot_row *rows;  /* by snapshot, subsystem, release */
 	size_t nrows;
 	struct snapshot_survival *survival;  /* per release */
+	/* [release * n + snapshot]: see snapshots_survived() (owned) */
+	uint64_t *survived;
 	/*
 	 * Releases with commits in REV's history and no snapshot (RELEASES):
 	 * their standing tag contains REV's commit, yet is dated no later,
@@ -81,8 +83,6 @@ struct snapshots {
 	 */
 	size_t *unsnapped;
 	size_t nunsnapped;
-	/* [release * n + snapshot]: see snapshots_survived() (owned) */
-	uint64_t *survived;
 	struct snapshots_state *state;       /* private */
 };
 
