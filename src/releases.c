@@ -14,6 +14,7 @@
 #include "strata/releases.h"
 
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1109,6 +1110,96 @@ int releases_parse_scope(enum releases_scope *out, const char *s)
 	return 0;
 }
 
+/*
+ * The length of a release key's project prefix: up to a '-' or '_' that
+ * a digit follows, before any other digit ("jq-1.6": 3; "1.6": 0).
+ */
+static size_t key_prefix(const char *k)
+{
+	for (size_t i = 0; k[i] && (k[i] < '0' || k[i] > '9'); i++)
+		if ((k[i] == '-' || k[i] == '_') && k[i + 1] >= '0' &&
+		    k[i + 1] <= '9')
+			return i + 1;
+	return 0;
+}
+
+struct by_version {
+	const char *key;
+	size_t prefix;        /* key_prefix(key) */
+	uint32_t tag;
+};
+
+static int cmp_by_version(const void *a, const void *b)
+{
+	const struct by_version *x = a, *y = b;
+	int c = strcmp(x->key + x->prefix, y->key + y->prefix);
+
+	if (c)
+		return c;
+	if (x->prefix != y->prefix)
+		return x->prefix < y->prefix ? -1 : 1;
+	return memcmp(x->key, y->key, x->prefix);
+}
+
+/* Tags v[i, j) share a version: the unprefixed ones take the prefix. */
+static int adopt_one(struct collector *c, const struct by_version *v,
+		     size_t i, size_t j)
+{
+	size_t k = i;
+
+	while (k < j && !v[k].prefix)
+		k++;
+	/* None, or two projects' (foo-1.0, bar-1.0): nothing to adopt. */
+	if (k == i || k == j || v[j - 1].prefix != v[k].prefix ||
+	    memcmp(v[j - 1].key, v[k].key, v[k].prefix))
+		return 0;
+	for (size_t t = i; t < k; t++) {
+		size_t n = v[k].prefix + strlen(v[t].key) + 1;
+		char *key = malloc(n);
+
+		if (!key)
+			return error_oom();
+		snprintf(key, n, "%.*s%s", (int)v[k].prefix, v[k].key,
+			 v[t].key);
+		free(c->v[v[t].tag].release);
+		c->v[v[t].tag].release = key;
+	}
+	return 0;
+}
+
+/*
+ * One version, one release, also when only some of its tags carry the
+ * project's name (jq's 1.6rc1 and 1.6rc2, then jq-1.6): a key without a
+ * prefix joins the one prefixed key of its version. Not under --group,
+ * which names releases as the user says.
+ */
+static int adopt_prefixes(struct collector *c, const struct namer *nm)
+{
+	struct by_version *v;
+	size_t i, j;
+	int rc = 0;
+
+	if (nm->has_group || c->n < 2)
+		return 0;
+	if (!(v = malloc(c->n * sizeof(*v))))
+		return error_oom();
+	for (i = 0; i < c->n; i++) {
+		v[i].key = c->v[i].release;
+		v[i].prefix = key_prefix(v[i].key);
+		v[i].tag = (uint32_t)i;
+	}
+	qsort(v, c->n, sizeof(*v), cmp_by_version);
+	for (i = 0; i < c->n && rc == 0; i = j) {
+		for (j = i + 1; j < c->n && !strcmp(v[j].key + v[j].prefix,
+						    v[i].key + v[i].prefix);
+		     j++)
+			;
+		rc = adopt_one(c, v, i, j);
+	}
+	free(v);
+	return rc;
+}
+
 /* The matching tags that count, sorted by (date, name) and named. */
 static int collect_tags(struct collector *c, const struct namer *nm)
 {
@@ -1126,7 +1217,7 @@ static int collect_tags(struct collector *c, const struct namer *nm)
 	for (size_t i = 0; i < c->n; i++)
 		if ((rc = namer_key(&c->v[i].release, nm, c->v[i].name)) < 0)
 			return rc;
-	return 0;
+	return adopt_prefixes(c, nm);
 }
 
 /* Each release named as its standing tag names it (namer_key()). */
