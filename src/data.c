@@ -515,9 +515,12 @@ static int write_survival_csv(const char *dir, const struct tally *t,
 			char date[40];
 			struct util_num share;
 			uint64_t n = snapshots_survived(s, r, k);
+			uint64_t of = snapshots_based(s, r, k);
 
+			if (!of) /* none of its commits on this line */
+				continue;
 			iso_date(date, sizeof(date), s->list[k].date);
-			share = util_percent(n, s->list[b].by_release[r], 2);
+			share = util_percent(n, of, 2);
 			data_csv_field(o.f, release_key(&t->releases[r]));
 			putc(',', o.f);
 			data_csv_field(o.f, s->list[k].name);

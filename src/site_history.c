@@ -164,7 +164,8 @@ static int history_survival(struct site *s, struct template_dict *d)
 		TRY(site_set_display(row, "BASE", h->list[sv->base].name));
 		TRY(template_dict_set(row, "LINES", util_count(base).s));
 		TRY(template_dict_set(row, "LEFT", util_percent(
-			h->list[h->n - 1].by_release[r], base, 1).s));
+			snapshots_survived(h, r, h->n - 1),
+			snapshots_based(h, r, h->n - 1), 1).s));
 		TRY(template_dict_set(row, "HALF_LIFE", sv->has_half_life ?
 			half_life(sv->half_life_days).s : "not yet"));
 	}

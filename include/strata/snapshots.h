@@ -76,6 +76,8 @@ struct snapshots {
 	struct snapshot_survival *survival;  /* per release */
 	/* [release * n + snapshot]: see snapshots_survived() (owned) */
 	uint64_t *survived;
+	/* [release * n + snapshot]: see snapshots_based() (owned) */
+	uint64_t *based;
 	/*
 	 * Releases with commits in REV's history and no snapshot (RELEASES):
 	 * their standing tag contains REV's commit, yet is dated no later,
@@ -134,8 +136,19 @@ int snapshots_finish(struct snapshots *s);
 uint64_t snapshots_survived(const struct snapshots *s, size_t r, size_t k);
 
 /*
- * snapshots_survived() in percent (0 to 100) of release r's lines at its
- * base snapshot; -1 if it has none.
+ * What snapshots_survived() is a share of: release r's lines at its base
+ * from the commits that snapshot k's history has. All of its lines at the
+ * base when k descends from the base (always on one line of history);
+ * on release branches only those commits both have: redis's 2.2.0
+ * branch forked before 2.3-alpha0 was tagged on unstable, so 2.3's
+ * lines are neither kept nor lost there. 0 if none (or no base).
+ */
+uint64_t snapshots_based(const struct snapshots *s, size_t r, size_t k);
+
+/*
+ * snapshots_survived() in percent (0 to 100) of snapshots_based(); -1
+ * when that is 0 (no base, or snapshot k's history has none of the
+ * release's commits: no point of its curve).
  */
 double snapshots_share(const struct snapshots *s, size_t r, size_t k);
 

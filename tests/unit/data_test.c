@@ -357,9 +357,11 @@ static struct snapshot_survival surv[] = {
 };
 /* [release * 2 + snapshot]: one of v1.0's 2 lines at HEAD arrived. */
 static uint64_t survived[] = { 6, 1, 0, 0, 0, 0, 0, 0 };
+/* [release * 2 + snapshot]: HEAD descends from v1.0: all 6 lines. */
+static uint64_t based[] = { 6, 6, 0, 0, 0, 0, 0, 0 };
 static struct snapshots history = {
 	SNAPSHOTS_RELEASES, snaps, 2, 4, subs, 2, srows, 6, surv, survived,
-	NULL, 0, NULL,
+	based, NULL, 0, NULL,
 };
 
 static const char history_csv[] =
