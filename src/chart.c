@@ -46,6 +46,7 @@ static void view_release(struct view *v)
 	free(v->s.rows);
 	free(v->s.survival);
 	free(v->s.survived);
+	free(v->s.based);
 	free(v->counts);
 }
 
@@ -72,8 +73,10 @@ static int view_history(struct view *v, const struct snapshots *h,
 	s->rows = calloc(h->nrows + 1, sizeof(*s->rows));
 	s->survival = calloc(m + 1, sizeof(*s->survival));
 	s->survived = calloc(m * h->n + 1, sizeof(*s->survived));
+	s->based = calloc(m * h->n + 1, sizeof(*s->based));
 	next = v->counts + m * v->t.ndirs;
-	if (!s->list || !s->rows || !s->survival || !s->survived)
+	if (!s->list || !s->rows || !s->survival || !s->survived ||
+	    !s->based)
 		return error_oom();
 	for (k = 0; k < h->n; k++) {
 		s->list[k] = h->list[k];
@@ -95,6 +98,9 @@ static int view_history(struct view *v, const struct snapshots *h,
 			memcpy(s->survived + j * h->n,
 			       h->survived + keep[j] * h->n,
 			       h->n * sizeof(*s->survived));
+		if (h->based)
+			memcpy(s->based + j * h->n, h->based + keep[j] * h->n,
+			       h->n * sizeof(*s->based));
 	}
 	v->t.history = s;
 	return 0;

@@ -500,6 +500,8 @@ static void survival_curve(struct chart *c, const struct survival_plot *P,
 	for (k = s->survival[r].base; k < s->n; k++) {
 		double x = survival_x(P, s, r, k), y = survival_y(P, s, r, k);
 
+		if (snapshots_share(s, r, k) < 0) /* no point on this line */
+			continue;
 		if (k == s->survival[r].base)
 			cairo_move_to(c->cr, x, y);
 		else

@@ -768,13 +768,17 @@ static void print_survival(FILE *out, const struct tally *t,
 		put_name(out, t->releases[r].name, wrel, fully);
 		fputs("  ", out);
 		put_name(out, s->list[sv->base].name, wname, fully);
-		fprintf(out, "  %12llu  %7.2f%%  %s\n",
-		       (unsigned long long)s->list[sv->base].by_release[r],
-		       snapshots_share(s, r, s->n - 1), hl);
+		fprintf(out, "  %12llu  ",
+			(unsigned long long)s->list[sv->base].by_release[r]);
+		if (snapshots_share(s, r, s->n - 1) < 0)
+			fprintf(out, "%8s  %s\n", "-", hl);
+		else
+			fprintf(out, "%7.2f%%  %s\n",
+				snapshots_share(s, r, s->n - 1), hl);
 	}
 	fputs("(\"left\": the share still there at ", out);
 	put_name(out, s->list[s->n - 1].name, 0, fully);
-	fputs(")\n", out);
+	fputs(", of those lines whose commits it has)\n", out);
 }
 
 int table_print_history(FILE *out, const struct tally *t,

@@ -324,7 +324,7 @@ enum tally_silence tally_release_silent(const struct tally *t, size_t r)
 		if (h->list[k].by_release[r])
 			return TALLY_WROTE;
 	for (size_t k = 0; k < tr->release->ntags; k++)
-		if (tr->release->tags[k].commit != RELEASES_OFF_HISTORY)
+		if (tr->release->tags[k].in_rev)
 			return TALLY_SILENT_ON_HISTORY;
 	return TALLY_SILENT_ELSEWHERE;
 }

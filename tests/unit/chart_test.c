@@ -1797,10 +1797,13 @@ static struct snapshots *fx_history(const struct tally *t)
 	s->nrows = n;
 	/* Every line at a later snapshot is one of its base's survivors. */
 	s->survived = xcalloc(nrel * nrel, sizeof(*s->survived));
+	s->based = xcalloc(nrel * nrel, sizeof(*s->based));
 	for (r = 0; r < nrel; r++) {
 		s->survival[r].base = r;
-		for (k = r; k < nrel; k++)
+		for (k = r; k < nrel; k++) {
 			s->survived[r * nrel + k] = s->list[k].by_release[r];
+			s->based[r * nrel + k] = s->list[r].by_release[r];
+		}
 	}
 	return s;
 }
@@ -1818,6 +1821,7 @@ static void fx_history_free(struct snapshots *s)
 	free(s->rows);
 	free(s->survival);
 	free(s->survived);
+	free(s->based);
 	free(s);
 }
 
