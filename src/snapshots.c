@@ -908,8 +908,7 @@ static int survived_sum(struct snapshots *s)
 		for (size_t j = i; at_base && j < e; j++)
 			if (v[j].snapshot >= b)
 				s->survived[r * s->n + v[j].snapshot] +=
-					v[j].lines < at_base ? v[j].lines :
-							       at_base;
+					snapshots_kept(at_base, v[j].lines);
 		i = e;
 	}
 	free(v);
