@@ -14,15 +14,6 @@
 #include "strata/snapshots.h"
 #include "strata/util.h"
 
-static const char *const trailer_names[CYCLE_NTRAILERS] = {
-	"Reviewed-by", "Tested-by", "Reported-by", "Acked-by", "Signed-off-by"
-};
-
-const char *cycle_trailer_name(enum cycle_trailer t)
-{
-	return trailer_names[t];
-}
-
 /* ---- REV0 ---- */
 
 /*
@@ -292,22 +283,34 @@ static int row_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int cycle_view_make(struct cycle_view *out, struct cycle_sum *v, size_t n)
+int cycle_view_make(struct cycle_view *out, const struct cycle_sum *in,
+		    size_t n)
 {
-	n = sum_merge(v, n);
-	if (!(out->v = calloc(n ? n : 1, sizeof(*out->v))))
+	struct cycle_sum *v = malloc(util_mul(n ? n : 1, sizeof(*v)));
+
+	if (!v)
 		return error_oom();
+	if (n)
+		memcpy(v, in, n * sizeof(*v));
+	n = sum_merge(v, n);
+	if (!(out->v = calloc(n ? n : 1, sizeof(*out->v)))) {
+		free(v);
+		return error_oom();
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct cycle_row *r = &out->v[out->n];
 
-		if (!(r->name = strdup(v[i].name)))
+		if (!(r->name = strdup(v[i].name))) {
+			free(v);
 			return error_oom();
+		}
 		r->changesets = v[i].v[0];
 		r->added = v[i].v[1];
 		r->removed = v[i].v[2];
 		r->bot = v[i].bot;
 		out->n++;
 	}
+	free(v);
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), row_cmp);
 	return 0;
@@ -352,7 +355,7 @@ const char *cycle_author(const struct mailmap *mm,
 
 	mailmap_resolve(mm, id->name, id->email, &name, &email);
 	*bot = (unsigned)orgmap_is_bot(name, id->email);
-	return *bot ? ORGMAP_BOTS : name;
+	return name;
 }
 
 /* ---- what the cycle replaced ---- */
@@ -497,6 +500,7 @@ void cycle_free(struct cycle *c)
 		free(c->state);
 	}
 	view_free(&c->authors);
+	view_free(&c->author_rows);
 	view_free(&c->orgs);
 	for (size_t i = 0; i < c->ncredits; i++)
 		free(c->credits[i].person);

@@ -39,17 +39,19 @@ struct cycle_sum {
 };
 
 /*
- * The sums of v[0, n) merged by name (v is sorted in place) into
- * *out, malloc'd names: rows of a view (v[] = changesets, added,
- * removed), ranked by v[0], v[1] + v[2], then name.
+ * The sums of v[0, n) merged by name into *out, malloc'd names: rows of
+ * a view (v[] = changesets, added, removed), ranked by v[0], v[1] +
+ * v[2], then name.
  */
-int cycle_view_make(struct cycle_view *out, struct cycle_sum *v, size_t n);
+int cycle_view_make(struct cycle_view *out, const struct cycle_sum *v,
+		    size_t n);
 
-/* The same into lines (v[0]), by lines then name, or by name. */
+/* Sums into lines (v[0]; v is sorted and merged in place), by lines
+ * then name, or by name. */
 int cycle_lines_make(struct cycle_lines **out, size_t *nout,
 		     struct cycle_sum *v, size_t n, int by_name);
 
-/* The author's name after .mailmap; "(bots)" for a bot. */
+/* The author's name after .mailmap; *bot: orgmap_is_bot(). */
 const char *cycle_author(const struct mailmap *mm,
 			 const struct history_ident *id, unsigned *bot);
 

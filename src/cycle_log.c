@@ -506,7 +506,14 @@ int cycle_log(struct cycle *c, struct repository *repo,
 			rc = one_commit(&L, (uint32_t)i);
 	if (rc == 0 &&
 	    (rc = cycle_view_make(&c->orgs, L.orgs, L.n)) == 0 &&
-	    (rc = cycle_view_make(&c->authors, L.authors, L.n)) == 0 &&
+	    (rc = cycle_view_make(&c->author_rows, L.authors, L.n)) == 0) {
+		/* The same sums with every bot one: "(bots)". */
+		for (size_t i = 0; i < L.n; i++)
+			if (L.authors[i].bot)
+				L.authors[i].name = ORGMAP_BOTS;
+		rc = cycle_view_make(&c->authors, L.authors, L.n);
+	}
+	if (rc == 0 &&
 	    (rc = credits_make(&L)) == 0)
 		rc = people_make(&L);
 	log_release(&L);

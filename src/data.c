@@ -637,7 +637,7 @@ static int write_cycle(const char *dir, const struct tally *t)
 	if ((rc = write_cycle_removed(dir, t)) || !cycle_people(t))
 		return rc;
 	if ((rc = write_cycle_view(dir, "cycle-authors.csv", "author",
-				   &c->authors, c->changesets)) ||
+				   &c->author_rows, c->changesets)) ||
 	    (rc = write_cycle_view(dir, "cycle-orgs.csv", "organisation",
 				   &c->orgs, c->changesets)))
 		return rc;

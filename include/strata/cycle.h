@@ -47,8 +47,16 @@ enum cycle_trailer {
 	CYCLE_NTRAILERS
 };
 
-/* "Reviewed-by", ... (static). */
-const char *cycle_trailer_name(enum cycle_trailer t);
+/* "Reviewed-by", ... (static; inline: the pages need no cycle.c). */
+static inline const char *cycle_trailer_name(enum cycle_trailer t)
+{
+	static const char *const names[CYCLE_NTRAILERS] = {
+		"Reviewed-by", "Tested-by", "Reported-by", "Acked-by",
+		"Signed-off-by"
+	};
+
+	return names[t];
+}
 
 /* What there is to say about the cycle. */
 enum cycle_status {
@@ -103,7 +111,11 @@ struct cycle {
 	uint64_t commits, merges;
 	uint64_t changesets, added, removed;  /* the non-merge commits */
 	uint64_t binary;             /* file changes left out as binary */
-	struct cycle_view authors, orgs;
+	/*
+	 * authors: every bot in one row, "(bots)" (the pages, the table);
+	 * author_rows: each author as named (cycle-authors.csv).
+	 */
+	struct cycle_view authors, author_rows, orgs;
 	/* by trailer, then count (most first), then value */
 	struct cycle_credit *credits;
 	size_t ncredits;
