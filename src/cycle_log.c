@@ -35,6 +35,7 @@ struct log {
 	struct repository *repo;
 	const struct mailmap *mm;
 	struct rename_detector *rd;
+	git_odb *godb;              /* for pass_over's existence check */
 	struct diff_result dr;
 	struct cycle_sum *authors, *orgs;
 	size_t n, alloc, oalloc;
@@ -59,10 +60,26 @@ struct side {
 	char link[64];          /* a gitlink's "Subproject commit HEX\n" */
 };
 
-/* Read a side; *binary when git would call it binary. */
-static int side_read(struct side *s, struct log *L, uint32_t mode,
-		     const git_oid *oid, int *binary)
+/* A blob a partial clone lacks, at a path the options leave out. */
+static int passed_over(struct log *L, const struct rename_source *f)
 {
+	const struct cycle_options *o = &L->c->state->o;
+
+	return o->pass_over && L->godb && f->mode != 0160000 &&
+	       o->pass_over(f->path, o->pass_payload) &&
+	       !git_odb_exists(L->godb, &f->oid);
+}
+
+/*
+ * Read a side; *binary when git would call it binary, *missing when
+ * passed_over().
+ */
+static int side_read(struct side *s, struct log *L,
+		     const struct rename_source *f, int *binary,
+		     int *missing)
+{
+	uint32_t mode = f->mode;
+	const git_oid *oid = &f->oid;
 	unsigned char head[BINARY_PREFIX];
 	size_t got, size;
 	int rc;
@@ -75,6 +92,10 @@ static int side_read(struct side *s, struct log *L, uint32_t mode,
 		s->len = (size_t)snprintf(s->link, sizeof(s->link),
 					  "Subproject commit %s\n", hex);
 		s->data = s->link;
+		return 0;
+	}
+	if (passed_over(L, f)) {
+		*missing = 1;
 		return 0;
 	}
 	rc = odb_read_prefix(head, sizeof(head), &got, &size, L->repo->odb,
@@ -98,15 +119,15 @@ static int pair_count(struct log *L, const struct rename_source *a,
 		      const struct rename_source *b)
 {
 	struct side x = { 0 }, y = { 0 };
-	int binary = 0, rc = 0;
+	int binary = 0, missing = 0, rc = 0;
 
 	if (a && b && git_oid_equal(&a->oid, &b->oid))
 		return 0;
-	if ((a && (rc = side_read(&x, L, a->mode, &a->oid, &binary)) < 0) ||
-	    (b && (rc = side_read(&y, L, b->mode, &b->oid, &binary)) < 0))
+	if ((a && (rc = side_read(&x, L, a, &binary, &missing)) < 0) ||
+	    (b && (rc = side_read(&y, L, b, &binary, &missing)) < 0))
 		goto done;
-	if (binary) {
-		L->c->binary++;
+	if (missing || binary) {
+		*(missing ? &L->c->missing : &L->c->binary) += 1;
 		goto done;
 	}
 	if (!a || !b) {
@@ -152,7 +173,11 @@ static int sort_deltas(struct log *L, git_diff *diff)
 		struct rename_source b = { d->new_file.path,
 					   d->new_file.mode, d->new_file.id };
 
-		if (d->status == GIT_DELTA_ADDED)
+		/* No rename candidate: git would fetch it, strata cannot. */
+		if ((d->status == GIT_DELTA_ADDED && passed_over(L, &b)) ||
+		    (d->status == GIT_DELTA_DELETED && passed_over(L, &a)))
+			L->c->missing++;
+		else if (d->status == GIT_DELTA_ADDED)
 			rc = file_push(&L->dsts, &L->ndsts, &L->dalloc,
 				       &d->new_file);
 		else if (d->status == GIT_DELTA_DELETED)
@@ -486,6 +511,7 @@ static void log_release(struct log *L)
 	util_strlist_release(&L->orgnames);
 	diff_result_release(&L->dr);
 	rename_detector_free(L->rd);
+	git_odb_free(L->godb);
 }
 
 int cycle_log(struct cycle *c, struct repository *repo,
@@ -501,6 +527,8 @@ int cycle_log(struct cycle *c, struct repository *repo,
 	if ((rc = rename_detector_new(&L.rd, repo->git)) < 0)
 		return rc;
 	rename_detector_use_odb(L.rd, repo->odb);
+	if (st->o.pass_over && git_repository_odb(&L.godb, repo->git) < 0)
+		L.godb = NULL;
 	for (size_t i = 0; i < st->h->n && rc == 0; i++)
 		if (!st->before[i])
 			rc = one_commit(&L, (uint32_t)i);

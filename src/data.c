@@ -666,9 +666,10 @@ static void json_cycle(FILE *f, const struct tally *t)
 	fprintf(f, ",\n    \"commits\": %" PRIu64 ", \"merges\": %" PRIu64
 		", \"changesets\": %" PRIu64 ",\n    \"added\": %" PRIu64
 		", \"removed\": %" PRIu64 ", \"binary\": %" PRIu64
+		", \"missing\": %" PRIu64
 		",\n    \"lines_since\": %" PRIu64 ", \"replaced\": %" PRIu64
 		", \"arrived\": %" PRIu64 "\n  }", c->commits, c->merges,
-		c->changesets, c->added, c->removed, c->binary,
+		c->changesets, c->added, c->removed, c->binary, c->missing,
 		c->lines_since, c->replaced, c->arrived);
 }
 

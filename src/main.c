@@ -757,6 +757,8 @@ static int prepare_cycle(struct options *o, struct repository *repo,
 	co.since = o->since;
 	co.date = o->date;
 	co.orgmap = o->orgmap;
+	co.pass_over = bo->pass_over;
+	co.pass_payload = bo->want_payload;
 	if ((rc = cycle_choose(cyc, repo, h, rel, &co)) < 0)
 		return rc;
 	return cycle_engine_options(*cyc, bo);
@@ -914,12 +916,21 @@ static int print_help(FILE *f, int cmd, int code)
 {
 	char *text = NULL;
 
+	int failed;
+
 	if (options_help(&text, cmd) < 0) {
 		print_error(error_last());
 		return 1;
 	}
-	fputs(text, f);
+	/* A text longer than stdout's buffer fails here, not at the end. */
+	errno = 0;
+	failed = fputs(text, f) == EOF && f == stdout;
 	free(text);
+	if (failed) {
+		write_error();
+		print_error(error_last());
+		return 1;
+	}
 	return f == stdout ? finish_stdout(code) : code;
 }
 

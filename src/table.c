@@ -981,6 +981,10 @@ int table_print_cycle(FILE *out, const struct tally *t, int fully)
 	if (c->binary)
 		fprintf(out, " (%s binary file changes left out)",
 			util_count(c->binary).s);
+	if (c->missing)
+		fprintf(out, " (%s file changes missing from the partial "
+			"clone and left out by the filters not counted)",
+			util_count(c->missing).s);
 	fputc('\n', out);
 	print_cycle_view(out, &c->authors, "developer", c->changesets);
 	print_cycle_view(out, &c->orgs, "organisation", c->changesets);

@@ -111,6 +111,7 @@ struct cycle {
 	uint64_t commits, merges;
 	uint64_t changesets, added, removed;  /* the non-merge commits */
 	uint64_t binary;             /* file changes left out as binary */
+	uint64_t missing;            /* and as missing (pass_over) */
 	/*
 	 * authors: every bot in one row, "(bots)" (the pages, the table);
 	 * author_rows: each author as named (cycle-authors.csv).
@@ -143,6 +144,14 @@ struct cycle_options {
 	const char *since;           /* --since REV0, or NULL */
 	enum cohorts_date date;      /* the year of a replaced line */
 	const struct orgmap *orgmap; /* NULL: the email's domain */
+	/*
+	 * A blob a partial clone lacks, at a path for which this returns 1
+	 * (the options leave it out), is left out of the lines rather than
+	 * an error (counted in `missing`); NULL: never. blame.h's
+	 * pass_over, for the cycle's commits.
+	 */
+	int (*pass_over)(const char *path, void *payload);
+	void *pass_payload;
 };
 
 /*
