@@ -16,27 +16,61 @@
 
 /* ---- REV0 ---- */
 
+static int mark_before(struct cycle_state *st, uint32_t since);
+
 /*
- * The standing tag of the release before REV's (in the release list's
- * order) that REV's history holds: REV's own release when REV is past
- * the newest tag ("unreleased") is the newest tag's successor.
+ * The release before REV's (in the release list's order) with a standing
+ * tag: REV's own release when REV is past the newest tag ("unreleased")
+ * is the newest tag's successor.
  */
 static const struct release_tag *previous_tag(const struct history *h,
-					      const struct releases *rel)
+					      const struct releases *rel,
+					      size_t *from)
 {
-	uint32_t tip = (uint32_t)(h->n - 1);
-	size_t r = rel->of_commit[tip];
-
-	while (r-- > 0) {
-		const struct release *R = &rel->list[r];
+	while ((*from)-- > 0) {
+		const struct release *R = &rel->list[*from];
 
 		if (!R->unreleased && R->standing &&
-		    R->standing->commit < tip)
+		    R->standing->commit != h->n - 1)
 			return R->standing;
 	}
 	return NULL;
 }
 
+/*
+ * A tag on a branch REV does not contain: the commits both contain are
+ * the ancestors of their merge bases, and the cycle, `git log TAG..REV`,
+ * is the rest. The lines of REV0 are taken at their best merge base.
+ * *since is h->n when they have none.
+ */
+static int fork_point(struct cycle_state *st, struct repository *repo,
+		      const struct release_tag *t, uint32_t *since)
+{
+	const struct history *h = st->h;
+	git_oid tag, best;
+	git_oidarray bases = { 0 };
+	char ref[1024];
+	int rc = 0;
+
+	*since = (uint32_t)h->n;
+	snprintf(ref, sizeof(ref), "refs/tags/%s", t->name);
+	if (repository_resolve_commit(&tag, repo, ref) < 0 ||
+	    git_merge_base(&best, repo->git, &tag,
+			   &h->commits[h->n - 1].oid) < 0 ||
+	    git_merge_bases(&bases, repo->git, &tag,
+			    &h->commits[h->n - 1].oid) < 0)
+		return 0;
+	for (size_t i = 0; i < bases.count && rc == 0; i++) {
+		int64_t at = history_find(h, &bases.ids[i]);
+
+		if (at >= 0)
+			rc = mark_before(st, (uint32_t)at);
+		if (at >= 0 && git_oid_equal(&bases.ids[i], &best))
+			*since = (uint32_t)at;
+	}
+	git_oidarray_dispose(&bases);
+	return rc;
+}
 /* --since: a commit of REV's history, else a usage error. */
 static int given_since(uint32_t *out, struct repository *repo,
 		       const struct history *h, const struct cycle_options *o)
@@ -56,14 +90,16 @@ static int given_since(uint32_t *out, struct repository *repo,
 	return 0;
 }
 
-/* before[i]: commit i is REV0 or one of its ancestors. */
+/* before[i]: commit i is `since` or one of its ancestors (added). */
 static int mark_before(struct cycle_state *st, uint32_t since)
 {
 	const struct history *h = st->h;
 	uint32_t *stack = malloc(util_mul(h->n, sizeof(*stack)));
 	size_t n = 0;
 
-	if (!stack || !(st->before = calloc(h->n, 1))) {
+	if (!st->before)
+		st->before = calloc(h->n, 1);
+	if (!stack || !st->before) {
 		free(stack);
 		return error_oom();
 	}
@@ -105,6 +141,37 @@ static int state_new(struct cycle *c, const struct history *h,
 	return 0;
 }
 
+/*
+ * The standing tag of the release before REV's: REV's history holds it,
+ * or it holds the fork point of the tag's branch (c->fork).
+ */
+static int default_since(struct cycle *c, struct repository *repo,
+			 uint32_t *since, const struct release_tag **out)
+{
+	const struct history *h = c->state->h;
+	const struct releases *rel = c->state->rel;
+	size_t from = rel->of_commit[h->n - 1];
+	const struct release_tag *t;
+	int rc;
+
+	while ((t = previous_tag(h, rel, &from))) {
+		if (t->commit < h->n) {
+			*since = t->commit;
+			break;
+		}
+		if ((rc = fork_point(c->state, repo, t, since)) < 0)
+			return rc;
+		if (*since < h->n) {
+			c->fork = 1;
+			break;
+		}
+	}
+	if (!t)
+		c->status = CYCLE_NO_START;
+	*out = t;
+	return 0;
+}
+
 static int choose(struct cycle *c, struct repository *repo,
 		  const struct history *h, const struct releases *rel,
 		  const struct cycle_options *o)
@@ -119,11 +186,10 @@ static int choose(struct cycle *c, struct repository *repo,
 		if ((rc = given_since(&since, repo, h, o)) < 0)
 			return rc;
 		c->given = 1;
-	} else if (!(t = previous_tag(h, rel))) {
-		c->status = CYCLE_NO_START;
-		return 0;
 	} else {
-		since = t->commit;
+		rc = default_since(c, repo, &since, &t);
+		if (rc < 0 || c->status == CYCLE_NO_START)
+			return rc;
 	}
 	if (!(c->since = strdup(t ? t->name : o->since)))
 		return error_oom();
@@ -136,7 +202,7 @@ static int choose(struct cycle *c, struct repository *repo,
 	}
 	if (!(c->state->at_since = calloc(h->n, sizeof(uint64_t))))
 		return error_oom();
-	return mark_before(c->state, since);
+	return c->fork ? 0 : mark_before(c->state, since);
 }
 
 int cycle_choose(struct cycle **out, struct repository *repo,

@@ -58,6 +58,7 @@ struct side {
 	const char *data;
 	size_t len;
 	char link[64];          /* a gitlink's "Subproject commit HEX\n" */
+	const unsigned char *key;   /* the blob's id, for diff_blobs() */
 };
 
 /* A blob a partial clone lacks, at a path the options leave out. */
@@ -98,19 +99,25 @@ static int side_read(struct side *s, struct log *L,
 		*missing = 1;
 		return 0;
 	}
-	rc = odb_read_prefix(head, sizeof(head), &got, &size, L->repo->odb,
-			     L->repo->git, oid);
-	if (rc < 0)
-		return rc;
-	if (size > ODB_MAX_OBJECT || memchr(head, 0, got)) {
+	/* Read whole but for a blob too large to: that one's header only. */
+	if (odb_read(&s->obj, L->repo->odb, L->repo->git, oid,
+		     GIT_OBJECT_BLOB) < 0) {
+		rc = odb_read_prefix(head, sizeof(head), &got, &size,
+				     L->repo->odb, L->repo->git, oid);
+		if (rc < 0)
+			return rc;
+		if (size <= ODB_MAX_OBJECT)
+			return error_set("unable to read blob '%s'",
+					 git_oid_tostr_s(oid));
 		*binary = 1;
 		return 0;
 	}
-	if ((rc = odb_read(&s->obj, L->repo->odb, L->repo->git, oid,
-			   GIT_OBJECT_BLOB)) < 0)
-		return rc;
 	s->data = (const char *)s->obj->data;
 	s->len = s->obj->len;
+	s->key = oid->id;
+	if (memchr(s->data, 0, s->len < BINARY_PREFIX ? s->len
+						      : BINARY_PREFIX))
+		*binary = 1;
 	return 0;
 }
 
@@ -137,8 +144,9 @@ static int pair_count(struct log *L, const struct rename_source *a,
 		*(a ? &L->authors[L->n].v[2] : &L->authors[L->n].v[1]) += n;
 		goto done;
 	}
-	if ((rc = diff_buffers(&L->dr, x.data, x.len, y.data, y.len,
-			       DIFF_NO_TAIL_TRIM)) < 0)
+	if ((rc = diff_blobs(&L->dr, &(struct diff_blob){ x.data, x.len, x.key },
+			     &(struct diff_blob){ y.data, y.len, y.key },
+			     DIFF_NO_TAIL_TRIM)) < 0)
 		goto done;
 	for (size_t i = 0; i < L->dr.n; i++) {
 		L->authors[L->n].v[1] += L->dr.hunks[i].new_count;

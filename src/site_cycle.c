@@ -30,6 +30,12 @@ static int cycle_names(struct site *s, struct template_dict *d)
 
 	TRY(site_set_display(d, "SINCE", c->since));
 	TRY(template_dict_set(d, "SINCE_DATE", site_date(c->since_time).s));
+	if (c->fork) {
+		struct template_dict *f;
+
+		TRY(template_dict_add(&f, d, "FORK"));
+		TRY(template_dict_set(f, "HASH", git_oid_tostr_s(&c->since_oid)));
+	}
 	TRY(site_set_counted(d, "N_CHANGESETS", c->changesets, "changeset",
 			     "changesets"));
 	TRY(site_set_counted(d, "N_DEVELOPERS", c->authors.n, "developer",

@@ -973,9 +973,15 @@ int table_print_cycle(FILE *out, const struct tally *t, int fully)
 	put_name(out, c->since, 0, fully);
 	fputs("..", out);
 	put_name(out, c->rev, 0, fully);
-	fprintf(out, " (from %s): %s changesets by %s developers (%s merges "
+	fprintf(out, " (from %s", day0);
+	if (c->fork) {
+		fprintf(out, ", where %s's branch left ", c->since);
+		put_name(out, c->rev, 0, fully);
+		fprintf(out, "'s history: %s", git_oid_tostr_s(&c->since_oid));
+	}
+	fprintf(out, "): %s changesets by %s developers (%s merges "
 		"left out); %s lines added, %s removed",
-		day0, util_count(c->changesets).s,
+		util_count(c->changesets).s,
 		util_count(c->authors.n).s, util_count(c->merges).s,
 		util_count(c->added).s, util_count(c->removed).s);
 	if (c->binary)

@@ -106,6 +106,12 @@ struct cycle {
 	int64_t since_time;          /* REV0's committer time */
 	uint32_t since_commit;       /* its history index */
 	int given;                   /* --since gave REV0 */
+	/*
+	 * REV0 is the tag of a branch REV does not contain: the cycle is
+	 * `git log REV0..REV`, and REV0's lines are taken where that
+	 * branch left REV's history (their merge base, since_oid).
+	 */
+	int fork;
 	size_t nreleases;            /* as in the release map */
 	/* git log REV0..REV */
 	uint64_t commits, merges;
@@ -157,8 +163,9 @@ struct cycle_options {
 /*
  * Choose REV0 for the history `h` of REV (its tip) and the release map
  * `rel`: o->since, which must be a commit of h (else STRATA_EUSAGE), or
- * the standing tag of the release before REV's that h contains. A cycle
- * with nothing to count says so in its status. *out is the caller's.
+ * the standing tag of the release before REV's (when REV does not
+ * contain it, c->fork). A cycle with nothing to count says so in its
+ * status. *out is the caller's.
  */
 int cycle_choose(struct cycle **out, struct repository *repo,
 		 const struct history *h, const struct releases *rel,
