@@ -286,7 +286,40 @@ case_nothing_to_count() {
 	grep -q '"status": "no start"' out2/data/report.json
 }
 
+# The release before REV's tagged on a maintenance branch REV does not
+# contain: the cycle is git log TAG..REV.
+case_fork() {
+	repo_new r
+	commit_file a.c "a" $(lines a 1 20)
+	git tag v1.0
+	git checkout -q -b maint
+	commit_file a.c "fix" $(lines a 1 19) fixed
+	git tag v1.1
+	git checkout -q main
+	tick
+	git cherry-pick maint >/dev/null
+	commit_file b.c "b" $(lines b 1 9)
+	commit_file a.c "more" $(lines a 1 10) $(lines z 1 5)
+	git tag v2.0
+	cd ..
+	"$STRATA" table r --rev v2.0 --cycle >table.txt
+	base=$(git -C r merge-base v1.1 v2.0)
+	grep -q "^release cycle v1.1\.\.v2.0 (from .*, where v1.1's branch left v2.0's history: $base)" table.txt
+	"$STRATA" report r --rev v2.0 --out out -q
+	git_authors v1.1 v2.0 >want
+	tail -n +2 out/data/cycle-authors.csv | tr -d '\r' |
+		cut -d, -f1-4 | sort >got
+	diff want got
+	# the lines of v1.1 are counted where its branch left v2.0's
+	git_replaced "$base" v2.0 >want
+	tail -n +2 out/data/cycle-removed.csv | tr -d '\r' | cut -d, -f1-3 |
+		sort >got
+	diff want got
+	[ -s got ]
+}
+
 run_case against_git case_against_git
+run_case fork case_fork
 run_case since case_since
 run_case renames case_renames
 run_case huge_trailers case_huge_trailers
