@@ -247,6 +247,29 @@ done:
 	return rc;
 }
 
+/* KEY_CHART and KEY_LINES_CHART: changesets and lines by `who`. */
+static int people_figures(struct site *s, struct template_dict *d,
+			  const char *key, const char *chart, const char *who)
+{
+	char k[64], name[64], alt[256], caption[128];
+	int rc;
+
+	snprintf(k, sizeof(k), "%s_CHART", key);
+	snprintf(alt, sizeof(alt), "Bar chart of the share of the changesets "
+		 "by each of the top %ss. The table below has the values.",
+		 who);
+	snprintf(caption, sizeof(caption), "Changesets by %s.", who);
+	TRY(site_figure(s, d, k, chart, alt, caption));
+	snprintf(k, sizeof(k), "%s_LINES_CHART", key);
+	snprintf(name, sizeof(name), "%s-lines", chart);
+	snprintf(alt, sizeof(alt), "Bar chart of the share of the lines added "
+		 "and removed by each of the top %ss.", who);
+	snprintf(caption, sizeof(caption), "Lines changed by %s.", who);
+	TRY(site_figure(s, d, k, name, alt, caption));
+done:
+	return rc;
+}
+
 static int cycle_sections(struct site *s, struct template_dict *d)
 {
 	const struct cycle *c = s->t->cycle;
@@ -278,22 +301,8 @@ static int cycle_sections(struct site *s, struct template_dict *d)
 		       "developer", "developers"));
 	TRY(view_table(sec, "ORGS", &c->orgs, c->changesets, "organisation",
 		       "organisations"));
-	TRY(site_figure(s, sec, "AUTHORS_CHART", "cycle-authors", "Bar chart "
-			"of the share of the changesets by each of the top "
-			"developers. The table below has the values.",
-			"Changesets by developer."));
-	TRY(site_figure(s, sec, "AUTHORS_LINES_CHART", "cycle-authors-lines",
-			"Bar chart of the share of the lines added and removed "
-			"by each of the top developers.",
-			"Lines changed by developer."));
-	TRY(site_figure(s, sec, "ORGS_CHART", "cycle-orgs", "Bar chart of "
-			"the share of the changesets by each of the top "
-			"organisations. The table below has the values.",
-			"Changesets by organisation."));
-	TRY(site_figure(s, sec, "ORGS_LINES_CHART", "cycle-orgs-lines",
-			"Bar chart of the share of the lines added and removed "
-			"by each of the top organisations.",
-			"Lines changed by organisation."));
+	TRY(people_figures(s, sec, "AUTHORS", "cycle-authors", "developer"));
+	TRY(people_figures(s, sec, "ORGS", "cycle-orgs", "organisation"));
 	TRY(credits_table(s, sec));
 done:
 	return rc;

@@ -135,6 +135,20 @@ git_replaced() {
 	     END { for (k in rr) print k "," rr[k] }' at1 at0 rel meta | sort
 }
 
+# check REV0 REV [BASE]: cycle-authors.csv against git log REV0..REV,
+# cycle-removed.csv against git blame at BASE (default REV0) and REV.
+check() {
+	git_authors "$1" "$2" >want
+	tail -n +2 out/data/cycle-authors.csv | tr -d '\r' |
+		cut -d, -f1-4 | sort >got
+	diff want got
+	git_replaced "${3:-$1}" "$2" >want
+	tail -n +2 out/data/cycle-removed.csv | tr -d '\r' | cut -d, -f1-3 |
+		sort >got
+	diff want got
+	[ -s got ]
+}
+
 case_against_git() {
 	cycle_repo
 	"$STRATA" report r --rev v2.0 --out out -q
@@ -173,14 +187,7 @@ case_since() {
 	cycle_repo
 	since=$(git -C r rev-parse v1.0~1)
 	"$STRATA" report r --rev v2.0 --since "$since" --out out -q
-	git_authors "$since" v2.0 >want
-	tail -n +2 out/data/cycle-authors.csv | tr -d '\r' |
-		cut -d, -f1-4 | sort >got
-	diff want got
-	git_replaced "$since" v2.0 >want
-	tail -n +2 out/data/cycle-removed.csv | tr -d '\r' | cut -d, -f1-3 |
-		sort >got
-	diff want got
+	check "$since" v2.0
 }
 
 # Renames as git log finds them: among several candidates, by basename,
@@ -306,16 +313,8 @@ case_fork() {
 	base=$(git -C r merge-base v1.1 v2.0)
 	grep -q "^release cycle v1.1\.\.v2.0 (from .*, where v1.1's branch left v2.0's history: $base)" table.txt
 	"$STRATA" report r --rev v2.0 --out out -q
-	git_authors v1.1 v2.0 >want
-	tail -n +2 out/data/cycle-authors.csv | tr -d '\r' |
-		cut -d, -f1-4 | sort >got
-	diff want got
 	# the lines of v1.1 are counted where its branch left v2.0's
-	git_replaced "$base" v2.0 >want
-	tail -n +2 out/data/cycle-removed.csv | tr -d '\r' | cut -d, -f1-3 |
-		sort >got
-	diff want got
-	[ -s got ]
+	check v1.1 v2.0 "$base"
 }
 
 run_case against_git case_against_git
