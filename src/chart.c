@@ -170,6 +170,7 @@ int chart_write_all(const char *img_dir, const struct tally *full,
 	}
 	x.dir = img_dir;
 	x.t = t;
+	x.full = full;
 	x.info = info;
 	x.th = o->dark ? &chart_theme_dark : &chart_theme_light;
 	x.w = o->width;
@@ -183,7 +184,8 @@ int chart_write_all(const char *img_dir, const struct tally *full,
 	if ((rc = chart_releases(&x)) || (rc = chart_subsystems(&x)) ||
 	    (rc = chart_dirs(&x)) || (rc = chart_history(&x)))
 		goto done;
-	rc = chart_cohorts(&x);
+	if ((rc = chart_cohorts(&x)) == 0)
+		rc = chart_cycle(&x);
 done:
 	free(x.path);
 	names_free(x.names);

@@ -14,11 +14,6 @@
 #include "strata/names.h"
 #include "strata/util.h"
 
-struct dist {
-	const char *title, *subtitle;
-	const uint64_t *counts;  /* per release */
-	uint64_t total;
-};
 
 static double dist_share(const struct dist *d, size_t i)
 {
@@ -115,7 +110,8 @@ static int dist_plot(struct chart *c, const struct dist *d,
 	if ((rc = dist_scale(c, d, g->n, &step, &ymax, &tick_w)) ||
 	    (rc = chart_text_height(c, F_TICK, &tick_h)) ||
 	    (rc = chart_text_height(c, F_VALUE, &value_h)) ||
-	    (rc = chart_text_make(&ytitle, c, F_AXIS, 0, "share of lines", 0,
+	    (rc = chart_text_make(&ytitle, c, F_AXIS, 0,
+				  d->ytitle ? d->ytitle : "share of lines", 0,
 				  PANGO_ELLIPSIZE_NONE)) ||
 	    (rc = chart_text_make(&xtitle, c, F_AXIS, 0, "release", 0,
 				  PANGO_ELLIPSIZE_NONE)))
@@ -159,7 +155,7 @@ done:
  * A bar per release, or per group of releases when there are too many
  * (c->groups), which the subtitle then says.
  */
-static int draw_dist(struct chart *c, const void *arg)
+int chart_draw_dist(struct chart *c, const void *arg)
 {
 	const struct chart_groups *g = c->groups;
 	const struct dist *d = arg;
@@ -200,7 +196,7 @@ static int chart_dir(struct charts *x, size_t i)
 	const struct tally_dir *d = &x->t->dirs[i];
 	char *name = NULL, *title = NULL, *sub = NULL;
 	struct util_num count = util_count(d->lines);
-	struct dist dist;
+	struct dist dist = { 0 };
 	size_t len;
 	int rc;
 
@@ -227,7 +223,7 @@ static int chart_dir(struct charts *x, size_t i)
 	dist.subtitle = sub;
 	dist.counts = d->by_release;
 	dist.total = d->lines;
-	rc = chart_emit(x, name, draw_dist, &dist);
+	rc = chart_emit(x, name, chart_draw_dist, &dist);
 done:
 	free(name);
 	free(title);
@@ -262,7 +258,7 @@ int chart_releases(struct charts *x)
 	uint64_t *counts = NULL;
 	struct util_num count = util_count(t->total_lines);
 	char title[256], sub[512];
-	struct dist dist;
+	struct dist dist = { 0 };
 	size_t i;
 	int rc;
 
@@ -283,7 +279,7 @@ int chart_releases(struct charts *x)
 	dist.subtitle = sub;
 	dist.counts = counts;
 	dist.total = t->total_lines;
-	rc = chart_emit(x, "releases", draw_dist, &dist);
+	rc = chart_emit(x, "releases", chart_draw_dist, &dist);
 	free(counts);
 	return rc;
 }

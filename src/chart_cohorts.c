@@ -208,16 +208,6 @@ done:
 	return rc;
 }
 
-/*
- * The top cohorts of a view by lines, one row each, and the rest in one
- * last row, "N others".
- */
-struct ranked {
-	const char *title, *subtitle;
-	const struct cohort_view *v;
-	uint64_t total;
-	size_t ntop;            /* rows of their own */
-};
 
 static size_t ranked_rows(const struct ranked *r)
 {
@@ -298,7 +288,7 @@ static int ranked_bars(struct chart *c, const struct ranked *r,
 }
 
 /* Horizontal bars of the top cohorts' shares of all lines. */
-static int draw_ranked(struct chart *c, const void *arg)
+int chart_draw_ranked(struct chart *c, const void *arg)
 {
 	const struct ranked *r = arg;
 	struct hbars h = { 0 };
@@ -317,7 +307,8 @@ static int draw_ranked(struct chart *c, const void *arg)
 	if ((rc = ranked_labels(c, r, &h)) ||
 	    (rc = chart_text_width(c, F_VALUE, 0, "100.0%", &value_w)) ||
 	    (rc = chart_text_height(c, F_TICK, &tick_h)) ||
-	    (rc = chart_text_make(&xtitle, c, F_AXIS, 0, "share of lines", 0,
+	    (rc = chart_text_make(&xtitle, c, F_AXIS, 0,
+				  r->xtitle ? r->xtitle : "share of lines", 0,
 				  PANGO_ELLIPSIZE_NONE)))
 		goto done;
 	h.pl = round(PAD + h.label_w + 9);
@@ -401,9 +392,6 @@ static int chart_years(struct charts *x)
 	return rc;
 }
 
-/* Rows of their own in the author and organisation charts, at most. */
-#define RANKED_TOP 20
-
 static int chart_ranked(struct charts *x, const char *name,
 			const struct cohort_view *v, const char *what,
 			const char *plural, const char *how)
@@ -429,7 +417,7 @@ static int chart_ranked(struct charts *x, const char *name,
 		 r.ntop < v->n ? r.ntop : v->n, all.s, plural);
 	r.title = title;
 	r.subtitle = sub;
-	return chart_emit_fit(x, name, draw_ranked, &r, 1);
+	return chart_emit_fit(x, name, chart_draw_ranked, &r, 1);
 }
 
 /* img/years*, and without --no-authors img/authors* and img/orgs*. */

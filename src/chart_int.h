@@ -23,6 +23,8 @@
  *   chart_subsystems.c  subsystems and subsystems-stack
  *   chart_history.c     history*, survival: the snapshots
  *   chart_cohorts.c     years, authors, orgs
+ *   chart_cycle.c       the release cycle: developers, organisations,
+ *                       the code it replaced
  */
 #ifndef STRATA_CHART_INT_H
 #define STRATA_CHART_INT_H
@@ -139,6 +141,7 @@ struct charts {
 	struct names *names;
 	double spare;           /* of the last render */
 	struct chart_groups groups;
+	const struct tally *full;   /* t before the view left releases out */
 };
 
 /* ---- chart_kit.c ---------------------------------------------------- */
@@ -286,6 +289,36 @@ void chart_labels_place(struct end_label *v, size_t n, double x0,
 int chart_labels_stack(struct end_label *v, size_t n, double x, double y0,
 		       double y1);
 int chart_cohorts(struct charts *x);
+int chart_cycle(struct charts *x);
+
+struct cohort_view;
+
+/* A bar per release (or group of them) of counts[] (chart_bars.c). */
+struct dist {
+	const char *title, *subtitle;
+	const char *ytitle;      /* NULL: "share of lines" */
+	const uint64_t *counts;  /* per release of the chart's tally */
+	uint64_t total;
+};
+
+int chart_draw_dist(struct chart *c, const void *arg);
+
+/*
+ * The top cohorts of a view, one row each, and the rest in one last row,
+ * "N others" (chart_cohorts.c): each cohort's `lines` counted.
+ */
+struct ranked {
+	const char *title, *subtitle;
+	const char *xtitle;     /* NULL: "share of lines" */
+	const struct cohort_view *v;
+	uint64_t total;
+	size_t ntop;            /* rows of their own */
+};
+
+/* Rows of their own in the ranked charts, at most. */
+#define RANKED_TOP 20
+
+int chart_draw_ranked(struct chart *c, const void *arg);
 
 /* ---- chart_out.c ------------------------------------------------------ */
 

@@ -233,12 +233,9 @@ static int commit_authors(struct build *B)
 			continue;
 		B->c->author_rows.v[B->row_of[i]].commits++;
 		B->c->authors.v[B->author_of[i]].commits++;
-		org = orgmap_resolve(B->o->orgmap, id->email, hc->author_time,
-				     domain, sizeof(domain));
-		/* A bot's organisation is "(bots)", unless a map names it. */
-		if (B->c->authors.v[B->author_of[i]].bot &&
-		    (org == domain || !strcmp(org, ORGMAP_UNKNOWN)))
-			org = ORGMAP_BOTS;
+		org = orgmap_author(B->o->orgmap, id->email, hc->author_time,
+				    B->c->authors.v[B->author_of[i]].bot,
+				    domain, sizeof(domain));
 		if ((rc = builder_intern(&B->orgs, org, &B->org_of[i])) == 0)
 			B->c->orgs.v[B->org_of[i]].commits++;
 	}

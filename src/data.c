@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "strata/cohorts.h"
+#include "strata/cycle.h"
 #include "strata/error.h"
 #include "strata/util.h"
 #include "strata/releases.h"
@@ -543,6 +544,138 @@ static int write_history(const char *dir, const struct tally *t)
 	return write_survival_csv(dir, t, t->history);
 }
 
+/* --- the release cycle (cycle.h) ---------------------------------------- */
+
+/* Whether the report names people (not --no-authors). */
+static int cycle_people(const struct tally *t)
+{
+	return !t->cohorts || t->cohorts->has_authors;
+}
+
+/* cycle-authors.csv, cycle-orgs.csv: every row, share of changesets. */
+static int write_cycle_view(const char *dir, const char *name,
+			    const char *what, const struct cycle_view *v,
+			    uint64_t all)
+{
+	struct out o;
+	int rc = out_open(&o, dir, name);
+
+	if (rc)
+		return rc;
+	fprintf(o.f, "%s,changesets,added,removed,share" EOL, what);
+	for (size_t i = 0; i < v->n; i++) {
+		const struct cycle_row *r = &v->v[i];
+
+		data_csv_field(o.f, r->name);
+		fprintf(o.f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s" EOL,
+			r->changesets, r->added, r->removed,
+			util_percent(r->changesets, all, 2).s);
+	}
+	return out_close(&o, 0);
+}
+
+/* cycle-trailers.csv: each trailer value as written, counted. */
+static int write_cycle_trailers(const char *dir, const struct cycle *c)
+{
+	struct out o;
+	int rc = out_open(&o, dir, "cycle-trailers.csv");
+
+	if (rc)
+		return rc;
+	fputs("trailer,person,count" EOL, o.f);
+	for (size_t i = 0; i < c->ncredits; i++) {
+		fprintf(o.f, "%s,", cycle_trailer_name(c->credits[i].trailer));
+		data_csv_field(o.f, c->credits[i].person);
+		fprintf(o.f, ",%" PRIu64 EOL, c->credits[i].count);
+	}
+	return out_close(&o, 0);
+}
+
+static void removed_rows(FILE *f, const char *kind,
+			 const struct cycle_lines *v, size_t n,
+			 uint64_t all)
+{
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s,", kind);
+		data_csv_field(f, v[i].name);
+		fprintf(f, ",%" PRIu64 ",%s" EOL, v[i].lines,
+			util_percent(v[i].lines, all, 2).s);
+	}
+}
+
+/* cycle-removed.csv: the replaced lines by release, year and author. */
+static int write_cycle_removed(const char *dir, const struct tally *t)
+{
+	const struct cycle *c = t->cycle;
+	struct out o;
+	int rc = out_open(&o, dir, "cycle-removed.csv");
+
+	if (rc)
+		return rc;
+	fputs("cohort_kind,cohort,lines,share" EOL, o.f);
+	for (size_t r = 0; r < t->nreleases; r++) {
+		if (!c->replaced_by_release[r])
+			continue;
+		fputs("release,", o.f);
+		data_csv_field(o.f, t->releases[r].name);
+		fprintf(o.f, ",%" PRIu64 ",%s" EOL, c->replaced_by_release[r],
+			util_percent(c->replaced_by_release[r], c->replaced,
+				     2).s);
+	}
+	removed_rows(o.f, "year", c->replaced_years, c->nreplaced_years,
+		     c->replaced);
+	if (cycle_people(t))
+		removed_rows(o.f, "author", c->replaced_authors,
+			     c->nreplaced_authors, c->replaced);
+	return out_close(&o, 0);
+}
+
+static int write_cycle(const char *dir, const struct tally *t)
+{
+	const struct cycle *c = t->cycle;
+	int rc;
+
+	if (!c || c->status != CYCLE_OK)
+		return 0;
+	if ((rc = write_cycle_removed(dir, t)) || !cycle_people(t))
+		return rc;
+	if ((rc = write_cycle_view(dir, "cycle-authors.csv", "author",
+				   &c->author_rows, c->changesets)) ||
+	    (rc = write_cycle_view(dir, "cycle-orgs.csv", "organisation",
+				   &c->orgs, c->changesets)))
+		return rc;
+	return write_cycle_trailers(dir, c);
+}
+
+/* "cycle": REV0 and the cycle's totals, or null. */
+static void json_cycle(FILE *f, const struct tally *t)
+{
+	const struct cycle *c = t->cycle;
+	char hex[GIT_OID_HEXSZ + 1];
+
+	if (!c) {
+		fputs(",\n  \"cycle\": null", f);
+		return;
+	}
+	fputs(",\n  \"cycle\": {\n    ", f);
+	fprintf(f, "\"status\": \"%s\"", c->status == CYCLE_OK ? "ok" :
+		c->status == CYCLE_SAME ? "empty" : "no start");
+	if (c->status != CYCLE_NO_START) {
+		fputs(",\n    ", f);
+		json_field(f, "since", c->since);
+		fprintf(f, ",\n    \"since_commit\": \"%s\"",
+			git_oid_tostr(hex, sizeof(hex), &c->since_oid));
+	}
+	fprintf(f, ",\n    \"commits\": %" PRIu64 ", \"merges\": %" PRIu64
+		", \"changesets\": %" PRIu64 ",\n    \"added\": %" PRIu64
+		", \"removed\": %" PRIu64 ", \"binary\": %" PRIu64
+		", \"missing\": %" PRIu64
+		",\n    \"lines_since\": %" PRIu64 ", \"replaced\": %" PRIu64
+		", \"arrived\": %" PRIu64 "\n  }", c->commits, c->merges,
+		c->changesets, c->added, c->removed, c->binary, c->missing,
+		c->lines_since, c->replaced, c->arrived);
+}
+
 /* --date, --org-map and --no-authors, as the cohorts were built. */
 static void json_cohort_options(FILE *f, const struct tally *t,
 				const struct report_info *info)
@@ -826,6 +959,7 @@ static int write_report_json(const char *dir, const struct tally *t,
 	json_dirs(o.f, t);
 	json_untouched(o.f, t);
 	json_history(o.f, t);
+	json_cycle(o.f, t);
 	json_run(o.f, info);
 	return out_close(&o, 0);
 }
@@ -849,6 +983,8 @@ int data_write(const char *dir, const struct tally *t,
 		rc = write_history(dir, t);
 	if (!rc)
 		rc = write_cohorts(dir, t);
+	if (!rc)
+		rc = write_cycle(dir, t);
 	if (!rc)
 		rc = write_report_json(dir, t, info, tags);
 	free(tags);

@@ -80,7 +80,8 @@ int diff_blobs(struct diff_result *out, const struct diff_blob *a,
 				alen < blen ? alen : blen);
 	if (same == alen && same == blen)
 		return 0;
-	diff_trim_tail(&alen, &blen, A.data, same);
+	if (!(flags & DIFF_NO_TAIL_TRIM))
+		diff_trim_tail(&alen, &blen, A.data, same);
 	if (!(c = diff_ctx_get()))
 		return error_oom();
 	diff_dict_start(c, (flags & DIFF_IGNORE_WHITESPACE) != 0);

@@ -672,3 +672,14 @@ void orgmap_free(struct orgmap *m)
 	free(m->v);
 	free(m);
 }
+
+const char *orgmap_author(const struct orgmap *m, const char *email,
+			  int64_t when, int bot, char *buf, size_t size)
+{
+	const char *org = orgmap_resolve(m, email, when, buf, size);
+
+	/* A bot's organisation is "(bots)", unless a map names it. */
+	if (bot && (org == buf || !strcmp(org, ORGMAP_UNKNOWN)))
+		return ORGMAP_BOTS;
+	return org;
+}

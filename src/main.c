@@ -18,6 +18,7 @@
 
 #include "strata/attr.h"
 #include "strata/blame.h"
+#include "strata/cycle.h"
 #include "strata/error.h"
 #include "strata/filter.h"
 #include "strata/heap.h"
@@ -666,6 +667,8 @@ static int show_tally(const struct tally *t, const struct options *o,
 		if (rc == 0 && snap)
 			rc = table_print_history(stdout, t, snap,
 						 o->quote_fully);
+		if (rc == 0 && t->cycle)
+			rc = table_print_cycle(stdout, t, o->quote_fully);
 		return rc;
 	}
 	report_options_of(&rep, o);
@@ -681,8 +684,9 @@ static int show_tally(const struct tally *t, const struct options *o,
 static int run_tally(struct options *o, struct repository *repo,
 		     const struct history *h, const struct blame_result *b,
 		     const struct releases *rel, const struct snapshots *snap,
-		     const git_oid *ignore, size_t nignore,
-		     struct report_info *info, const struct timespec *t0)
+		     const struct cycle *cyc, const git_oid *ignore,
+		     size_t nignore, struct report_info *info,
+		     const struct timespec *t0)
 {
 	struct tally *t = NULL;
 	struct cohorts *coh = NULL;
@@ -692,6 +696,7 @@ static int run_tally(struct options *o, struct repository *repo,
 	if ((rc = tally_build(&t, b, rel, (unsigned)o->depth, NULL, NULL)) < 0)
 		goto done;
 	t->history = snap;
+	t->cycle = cyc;
 	if ((rc = build_cohorts(&coh, o, repo, h, b, t)) < 0)
 		goto done;
 	t->cohorts = coh;
@@ -770,6 +775,31 @@ static int prepare_cohorts(struct options *o, struct repository *repo,
 	return 0;
 }
 
+/*
+ * The release cycle (table --cycle, report unless --no-cycle): REV0, and
+ * its snapshot chained after the history's in the engine's options.
+ */
+static int prepare_cycle(struct options *o, struct repository *repo,
+			 const struct history *h, const struct releases *rel,
+			 struct cycle **cyc, struct blame_options *bo)
+{
+	struct cycle_options co = {0};
+	int rc;
+
+	if (o->cmd == OPTIONS_BLAME ||
+	    (o->cmd == OPTIONS_TABLE ? !o->cycle : o->no_cycle))
+		return 0;
+	co.rev = o->rev;
+	co.since = o->since;
+	co.date = o->date;
+	co.orgmap = o->orgmap;
+	co.pass_over = bo->pass_over;
+	co.pass_payload = bo->want_payload;
+	if ((rc = cycle_choose(cyc, repo, h, rel, &co)) < 0)
+		return rc;
+	return cycle_engine_options(*cyc, bo);
+}
+
 /* A copy of the last error's message, to report it later. */
 static int keep_error(char **out)
 {
@@ -788,6 +818,7 @@ static int run(struct options *o)
 	struct attr *attr = NULL;
 	struct releases *rel = NULL;
 	struct snapshots *snap = NULL;
+	struct cycle *cyc = NULL;
 	struct progress prog = {0};
 	struct blame_options bo = {0};
 	struct report_info info = {0};
@@ -839,12 +870,15 @@ static int run(struct options *o)
 	bo.want_payload = o;
 	bo.progress = prog.on ? progress_cb : NULL;
 	bo.progress_payload = &prog;
-	if ((rc = prepare_cohorts(o, repo, &h, &rel, &snap, &bo)) < 0)
+	if ((rc = prepare_cohorts(o, repo, &h, &rel, &snap, &bo)) < 0 ||
+	    (rc = prepare_cycle(o, repo, h, rel, &cyc, &bo)) < 0)
 		goto done;
 	rc = blame_tree(&b, repo, h, &bo);
 	progress_end(&prog);
 	if (rc == 0 && snap)
 		rc = snapshots_finish(snap);
+	if (rc == 0 && cyc)
+		rc = cycle_finish(cyc, repo, b);
 	if (rc == 0 && attr_error)
 		rc = error_set("%s", attr_error);
 	if (rc < 0)
@@ -860,10 +894,12 @@ static int run(struct options *o)
 		goto done;
 	}
 	git_oid_tostr(info.commit, sizeof(info.commit), &tip);
-	rc = run_tally(o, repo, h, b, rel, snap, ignore, nignore, &info, &t0);
+	rc = run_tally(o, repo, h, b, rel, snap, cyc, ignore, nignore, &info,
+		       &t0);
 done:
 	free(attr_error);
 	free(ignore);
+	cycle_free(cyc);
 	snapshots_free(snap);
 	releases_free(rel);
 	blame_result_free(b);
@@ -916,12 +952,21 @@ static int print_help(FILE *f, int cmd, int code)
 {
 	char *text = NULL;
 
+	int failed;
+
 	if (options_help(&text, cmd) < 0) {
 		print_error(error_last());
 		return 1;
 	}
-	fputs(text, f);
+	/* A text longer than stdout's buffer fails here, not at the end. */
+	errno = 0;
+	failed = fputs(text, f) == EOF && f == stdout;
 	free(text);
+	if (failed) {
+		write_error();
+		print_error(error_last());
+		return 1;
+	}
 	return f == stdout ? finish_stdout(code) : code;
 }
 

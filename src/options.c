@@ -80,6 +80,14 @@ static const struct options_conflict org_map_conflicts[] = {
 	{ 0, NULL, 0, NULL }
 };
 
+/* The cycle is table's with --cycle, report's unless --no-cycle. */
+static const struct options_conflict since_conflicts[] = {
+	{ FOR(TABLE), "--by", BY(RELEASE) | BY(YEAR) | BY(AUTHOR) | BY(ORG),
+	  "--cycle" },
+	{ FOR(REPORT), "--no-cycle", 0, NULL },
+	{ 0, NULL, 0, NULL }
+};
+
 const struct options_spec options_table[] = {
 	/* ---- every command ---- */
 	{ .name = "--rev", .cmds = OPTIONS_ALL, .kind = OPTIONS_STRING,
@@ -293,6 +301,17 @@ const struct options_spec options_table[] = {
 		 "too (of\n"
 		 ".B \\-\\-skip\\-vendored\n"
 		 "and this, the last given wins).\n" },
+	{ .name = "--since", .cmds = FOR(TABLE) | FOR(REPORT),
+	  .kind = OPTIONS_STRING, .offset = AT(since), .arg = "REV0",
+	  .conflicts = since_conflicts,
+	  .help = "the release cycle starts at REV0, a commit\n"
+		  "REV contains (default: the standing tag of\n"
+		  "the release before REV's)\n",
+	  .man = "Where the release cycle of the cycle page and of\n"
+		 ".B table \\-\\-cycle\n"
+		 "starts: any revision that REV contains (default: the "
+		 "standing tag of the\nrelease before REV's, or of the newest "
+		 "release when REV is past it).\nSee docs/cycle.md.\n" },
 
 	/* ---- table ---- */
 	{ .name = "--by", .cmds = FOR(TABLE), .kind = OPTIONS_ENUM,
@@ -307,6 +326,15 @@ const struct options_spec options_table[] = {
 		 "as\n"
 		 ".B git shortlog\n"
 		 "names authors) or per organisation.\n" },
+	{ .name = "--cycle", .cmds = FOR(TABLE), .kind = OPTIONS_FLAG,
+	  .offset = AT(cycle),
+	  .help = "also print the release cycle: changesets,\n"
+		  "lines, credits and the code it replaced\n",
+	  .man = "Also print the release cycle that ends at REV (see\n"
+		 ".BR \\-\\-since ):\n"
+		 "changesets and lines per developer and organisation, "
+		 "review and test\ncredits, and the lines of REV0 it "
+		 "replaced by release, year and author.\n" },
 
 	/* ---- report ---- */
 	{ .name = "--out", .cmds = FOR(REPORT), .kind = OPTIONS_STRING,
@@ -355,6 +383,14 @@ const struct options_spec options_table[] = {
 		 "or\n"
 		 ".I orgs.csv\n"
 		 "(some projects publish no rankings of people).\n" },
+	{ .name = "--no-cycle", .cmds = FOR(REPORT), .kind = OPTIONS_FLAG,
+	  .offset = AT(no_cycle),
+	  .help = "leave out the release cycle's page\n",
+	  .man = "Leave out the release cycle: no\n"
+		 ".IR cycle.html ,\n"
+		 "no\n"
+		 ".I data/cycle-*.csv\n"
+		 "and no REV0 snapshot in the pass over the history.\n" },
 };
 
 const size_t options_count = sizeof(options_table) / sizeof(*options_table);

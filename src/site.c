@@ -30,7 +30,7 @@
 const char *const site_templates[] = {
 	"header.tpl", "footer.tpl", "figure.tpl", "index.tpl",
 	"dir.tpl", "untouched.tpl", "releases.tpl", "history.tpl",
-	"authors.tpl", NULL
+	"authors.tpl", "cycle.tpl", NULL
 };
 
 /* ---- finding the templates ---- */
@@ -321,6 +321,7 @@ int site_write(const char *dir, const struct tally *t,
 	TRY(site_write_releases(&s));
 	TRY(site_write_history(&s));
 	TRY(site_write_authors(&s));
+	TRY(site_write_cycle(&s));
 	/* last: its time taken counts the publishing of the rest */
 	TRY(site_write_index(&s));
 done:

@@ -466,6 +466,7 @@ static int index_charts(struct site *s, struct template_dict *d)
 				   "lines"));
 	}
 	TRY(site_index_years(s, d));
+	TRY(site_index_cycle(s, d));
 	for (size_t i = 1; i < t->ndirs; i++) {
 		char *name;
 

@@ -11,6 +11,7 @@
  *   site_untouched.c  untouched.html
  *   site_releases.c   releases.html
  *   site_history.c    history.html, the history of a subsystem
+ *   site_cycle.c      cycle.html, the release cycle's line on the index
  */
 #ifndef STRATA_SITE_INT_H
 #define STRATA_SITE_INT_H
@@ -25,6 +26,11 @@
 
 #ifndef STRATA_VERSION
 #define STRATA_VERSION "unknown"
+/* ---- site_cycle.c ---------------------------------------------------- */
+
+int site_index_cycle(struct site *s, struct template_dict *d);
+int site_write_cycle(struct site *s);
+
 #endif
 
 /* The stylesheet, copied from the templates' directory. */
@@ -71,7 +77,7 @@ struct site {
 /* The page a page's header marks as the current one. */
 enum nav {
 	NAV_NONE, NAV_INDEX, NAV_RELEASES, NAV_HISTORY, NAV_AUTHORS,
-	NAV_UNTOUCHED
+	NAV_CYCLE, NAV_UNTOUCHED
 };
 
 /* ---- site.c: set-up --------------------------------------------------- */
@@ -140,5 +146,10 @@ int site_history_summary(struct site *s, struct template_dict *d,
 			 const char *section);
 int site_write_history(struct site *s);
 int site_dir_history(struct site *s, struct template_dict *d, size_t i);
+
+/* ---- site_cycle.c ---------------------------------------------------- */
+
+int site_index_cycle(struct site *s, struct template_dict *d);
+int site_write_cycle(struct site *s);
 
 #endif

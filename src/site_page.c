@@ -497,6 +497,7 @@ int site_page_new(struct template_dict **out, struct site *s,
 		{"releases.html", "Releases", NAV_RELEASES},
 		{"history.html", "History", NAV_HISTORY},
 		{"authors.html", "Authors", NAV_AUTHORS},
+		{"cycle.html", "Cycle", NAV_CYCLE},
 		{"untouched.html", "Untouched files", NAV_UNTOUCHED},
 		{"index.html#data", "Data", NAV_NONE},
 	};
@@ -535,6 +536,7 @@ int site_page_new(struct template_dict **out, struct site *s,
 	TRY(site_set_display(inc, "TITLE", title));
 	for (size_t i = 0; i < sizeof(nav) / sizeof(nav[0]); i++) {
 		if ((nav[i].page == NAV_HISTORY && !s->t->history) ||
+		    (nav[i].page == NAV_CYCLE && !s->t->cycle) ||
 		    (nav[i].page == NAV_AUTHORS && !site_has_authors(s)))
 			continue;
 		TRY(template_dict_add(&item, inc, "NAV"));

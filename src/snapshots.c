@@ -977,7 +977,7 @@ static void survived_commit(struct snapshots *s, const struct kept *v,
 	for (size_t j = i; j < e; j++)
 		if (v[j].snapshot >= b)
 			s->survived[r * s->n + v[j].snapshot] +=
-				v[j].lines < at_base ? v[j].lines : at_base;
+				snapshots_kept(at_base, v[j].lines);
 	for (size_t k = b; k < s->n; k++)
 		if (!anc || (anc[k * words + c / 64] >> (c % 64) & 1))
 			s->based[r * s->n + k] += at_base;

@@ -15,6 +15,7 @@
 #include "strata/report.h"
 #include "strata/snapshots.h"
 #include "strata/cohorts.h"
+#include "strata/cycle.h"
 #include "strata/table.h"
 #include "strata/tally.h"
 #include "strata/util.h"
@@ -799,4 +800,183 @@ int table_print_history(FILE *out, const struct tally *t,
 	print_survival(out, t, s, wname, fully);
 	free(hc.of);
 	return 0;
+}
+
+/* ---- the release cycle ---- */
+
+/* Rows of their own in the cycle's tables. */
+#define CYCLE_TOP 20
+
+void table_cycle_status(char *buf, size_t size, const struct cycle *c)
+{
+	if (c->status == CYCLE_SAME)
+		snprintf(buf, size, "the release cycle is empty: %s is %s's "
+			 "own commit", c->since, c->rev);
+	else
+		snprintf(buf, size, "no release cycle: no release before "
+			 "%s's has its tag in %s's history (--since REV0 "
+			 "names a start)", c->rev, c->rev);
+}
+
+/* A view's top rows: changesets, share, added, removed. */
+static void print_cycle_view(FILE *out, const struct cycle_view *v,
+			     const char *what, uint64_t all)
+{
+	size_t w = strlen(what), n = v->n < CYCLE_TOP ? v->n : CYCLE_TOP;
+	uint64_t rest[3] = {0};
+
+	for (size_t i = 0; i < n; i++)
+		if (name_width(v->v[i].name, NAME_TEXT) > w)
+			w = name_width(v->v[i].name, NAME_TEXT);
+	fprintf(out, "\n%-*s  %10s  %7s  %10s  %10s\n", (int)w, what,
+		"changesets", "share", "added", "removed");
+	for (size_t i = 0; i < v->n; i++) {
+		const struct cycle_row *r = &v->v[i];
+
+		if (i >= n) {
+			rest[0] += r->changesets;
+			rest[1] += r->added;
+			rest[2] += r->removed;
+			continue;
+		}
+		put_name(out, *r->name ? r->name : "(no name)", w, NAME_TEXT);
+		fprintf(out, "  %10s  %6s%%  %10s  %10s\n",
+			util_count(r->changesets).s,
+			util_percent(r->changesets, all, 2).s,
+			util_count(r->added).s, util_count(r->removed).s);
+	}
+	if (v->n > n)
+		fprintf(out, "(%zu more: %s changesets, %s added, %s "
+			"removed)\n", v->n - n, util_count(rest[0]).s,
+			util_count(rest[1]).s, util_count(rest[2]).s);
+}
+
+/* The credits per person (after .mailmap), a column per trailer. */
+static void print_cycle_credits(FILE *out, const struct cycle *c)
+{
+	size_t w = strlen("person"), n = c->npeople;
+
+	if (!c->npeople)
+		return;
+	n = n < CYCLE_TOP ? n : CYCLE_TOP;
+	for (size_t i = 0; i < n; i++)
+		if (name_width(c->people[i].name, NAME_TEXT) > w)
+			w = name_width(c->people[i].name, NAME_TEXT);
+	fprintf(out, "\n%-*s", (int)w, "person");
+	for (int k = 0; k < CYCLE_NTRAILERS; k++)
+		fprintf(out, "  %s", cycle_trailer_name(k));
+	fputc('\n', out);
+	for (size_t i = 0; i < n; i++) {
+		put_name(out, c->people[i].name, w, NAME_TEXT);
+		for (int k = 0; k < CYCLE_NTRAILERS; k++)
+			fprintf(out, "  %*s",
+				(int)strlen(cycle_trailer_name(k)),
+				util_count(c->people[i].count[k]).s);
+		fputc('\n', out);
+	}
+	if (c->npeople > n)
+		fprintf(out, "(%zu more)\n", c->npeople - n);
+	fputs("(Signed-off-by only when not the author's own)\n", out);
+}
+
+static void print_cycle_lines(FILE *out, const char *what,
+			      const struct cycle_lines *v, size_t nv,
+			      uint64_t all, int fully)
+{
+	size_t w = strlen(what), n = nv < CYCLE_TOP ? nv : CYCLE_TOP;
+
+	for (size_t i = 0; i < n; i++)
+		if (name_width(v[i].name, fully) > w)
+			w = name_width(v[i].name, fully);
+	fprintf(out, "\n%-*s  %10s  %7s\n", (int)w, what, "replaced",
+		"share");
+	for (size_t i = 0; i < n; i++) {
+		put_name(out, *v[i].name ? v[i].name : "(no name)", w, fully);
+		fprintf(out, "  %10s  %6s%%\n", util_count(v[i].lines).s,
+			util_percent(v[i].lines, all, 2).s);
+	}
+	if (nv > n)
+		fprintf(out, "(%zu more)\n", nv - n);
+}
+
+/* The replaced lines by release, year and author; what arrived. */
+static int print_cycle_replaced(FILE *out, const struct tally *t,
+				const struct cycle *c, int fully)
+{
+	struct cycle_lines *rel = calloc(t->nreleases ? t->nreleases : 1,
+					 sizeof(*rel));
+	size_t n = 0;
+
+	if (!rel)
+		return error_oom();
+	fprintf(out, "\nreplaced: %s of the %s lines at ",
+		util_count(c->replaced).s, util_count(c->lines_since).s);
+	put_name(out, c->since, 0, fully);
+	fprintf(out, " (%s%%) are gone at ",
+		util_percent(c->replaced, c->lines_since, 1).s);
+	put_name(out, c->rev, 0, fully);
+	fputs("\n", out);
+	for (size_t r = 0; r < t->nreleases; r++)
+		if (c->replaced_by_release[r])
+			rel[n++] = (struct cycle_lines){
+				(char *)t->releases[r].name,
+				c->replaced_by_release[r] };
+	print_cycle_lines(out, "release", rel, n, c->replaced, fully);
+	print_cycle_lines(out, "year", c->replaced_years, c->nreplaced_years,
+			  c->replaced, NAME_TEXT);
+	print_cycle_lines(out, "author", c->replaced_authors,
+			  c->nreplaced_authors, c->replaced, NAME_TEXT);
+	fprintf(out, "\narrived: %s lines at ", util_count(c->arrived).s);
+	put_name(out, c->rev, 0, fully);
+	fputs(" were not there at ", out);
+	put_name(out, c->since, 0, fully);
+	fprintf(out, "; %s of them (%s%%) by ",
+		util_count(c->arrived_by_release[c->rev_release]).s,
+		util_percent(c->arrived_by_release[c->rev_release],
+			     c->arrived, 1).s);
+	put_name(out, t->releases[c->rev_release].name, 0, fully);
+	fputs("'s commits, the rest by older releases' (merged)\n", out);
+	free(rel);
+	return 0;
+}
+
+int table_print_cycle(FILE *out, const struct tally *t, int fully)
+{
+	const struct cycle *c = t->cycle;
+	char note[512];
+	char day0[16];
+
+	fputs("\nrelease cycle ", out);
+	if (c->status != CYCLE_OK) {
+		table_cycle_status(note, sizeof(note), c);
+		fprintf(out, "(none): %s\n", note);
+		return 0;
+	}
+	print_day(day0, sizeof(day0), c->since_time);
+	put_name(out, c->since, 0, fully);
+	fputs("..", out);
+	put_name(out, c->rev, 0, fully);
+	fprintf(out, " (from %s", day0);
+	if (c->fork) {
+		fprintf(out, ", where %s's branch left ", c->since);
+		put_name(out, c->rev, 0, fully);
+		fprintf(out, "'s history: %s", git_oid_tostr_s(&c->since_oid));
+	}
+	fprintf(out, "): %s changesets by %s developers (%s merges "
+		"left out); %s lines added, %s removed",
+		util_count(c->changesets).s,
+		util_count(c->authors.n).s, util_count(c->merges).s,
+		util_count(c->added).s, util_count(c->removed).s);
+	if (c->binary)
+		fprintf(out, " (%s binary file changes left out)",
+			util_count(c->binary).s);
+	if (c->missing)
+		fprintf(out, " (%s file changes missing from the partial "
+			"clone and left out by the filters not counted)",
+			util_count(c->missing).s);
+	fputc('\n', out);
+	print_cycle_view(out, &c->authors, "developer", c->changesets);
+	print_cycle_view(out, &c->orgs, "organisation", c->changesets);
+	print_cycle_credits(out, c);
+	return print_cycle_replaced(out, t, c, fully);
 }

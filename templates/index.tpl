@@ -14,6 +14,9 @@
 {{#OVER_TIME}}
 <p class="over-time">Over time: at {{MID}}, {{MID_SHARE}}% of the code dated back to {{FIRST}}; at {{LAST}}, {{LAST_SHARE}}%. <a href="history.html">The history, release by release</a>.</p>
 {{/OVER_TIME}}
+{{#CYCLE}}
+<p class="over-time">This cycle ({{SINCE}}..{{REV}}): {{N_CHANGESETS}}{{#PEOPLE}} by {{N_DEVELOPERS}} of {{N_ORGS}}{{/PEOPLE}}, {{ADDED}} lines added and {{REMOVED}} removed; it replaced {{REPLACED_SHARE}}% of the lines at {{SINCE}}. <a href="cycle.html">The release cycle</a>.</p>
+{{/CYCLE}}
 
 <section id="releases">
 <h2>Lines by release</h2>
@@ -126,6 +129,14 @@
 <li><a href="data/authors.csv">authors.csv</a>: lines, commits and files per author</li>
 <li><a href="data/orgs.csv">orgs.csv</a>: lines and commits per organisation</li>
 {{/AUTHORS_DATA}}
+{{#CYCLE_DATA}}
+<li><a href="data/cycle-removed.csv">cycle-removed.csv</a>: the lines the release cycle replaced, by release, year{{AND_AUTHOR}}</li>
+{{/CYCLE_DATA}}
+{{#CYCLE_PEOPLE_DATA}}
+<li><a href="data/cycle-authors.csv">cycle-authors.csv</a>: the cycle's changesets and lines per developer</li>
+<li><a href="data/cycle-orgs.csv">cycle-orgs.csv</a>: the same per organisation</li>
+<li><a href="data/cycle-trailers.csv">cycle-trailers.csv</a>: the cycle's review, test and report credits as written</li>
+{{/CYCLE_PEOPLE_DATA}}
 </ul>
 <div class="table-wrap">
 <table class="charts">

@@ -48,7 +48,7 @@ for d in report["directories"]:
     want.add(display(raw) + "/")
 shown, files = set(), []
 site_pages = {"index.html", "releases.html", "untouched.html", "root.html",
-              "history.html", "authors.html"}
+              "history.html", "authors.html", "cycle.html"}
 for top, dirs, names in os.walk(out):
     rel = os.path.relpath(top, out)
     dirs[:] = [d for d in dirs if rel != "." or d not in ("data", "img")]

@@ -33,7 +33,12 @@ struct diff_result {
 };
 
 enum {
-	DIFF_IGNORE_WHITESPACE = 1 << 0
+	DIFF_IGNORE_WHITESPACE = 1 << 0,
+	/*
+	 * No tail trim: git's xdiff interface trims only diffs of zero
+	 * context (blame's); `git diff --numstat` diffs with context.
+	 */
+	DIFF_NO_TAIL_TRIM = 1 << 1
 };
 
 /*

@@ -94,6 +94,14 @@ int orgmap_is_free_mail(const char *domain);
 #define ORGMAP_BOTS "(bots)"
 int orgmap_is_bot(const char *name, const char *email);
 
+/*
+ * The organisation of an author (`bot`: orgmap_is_bot() said so), as
+ * the cohorts and the cycle file them: orgmap_resolve(), except that a
+ * bot the map does not name is ORGMAP_BOTS. Borrowed as there.
+ */
+const char *orgmap_author(const struct orgmap *m, const char *email,
+			  int64_t when, int bot, char *buf, size_t size);
+
 void orgmap_free(struct orgmap *m);
 
 #endif

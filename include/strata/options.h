@@ -69,6 +69,9 @@ struct options {
 	const char *org_map;        /* --org-map FILE */
 	struct orgmap *orgmap;      /* read from it by options_check() */
 	int by;                     /* --by */
+	const char *since;          /* --since REV0, or NULL */
+	int cycle;                  /* table --cycle */
+	int no_cycle;               /* report --no-cycle */
 	uint64_t given;             /* bit i: options_table[i] was given */
 };
 

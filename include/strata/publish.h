@@ -31,12 +31,12 @@
 /*
  * The interface between the binary and the object, by number: the table
  * below, the structs it passes (tally.h, report.h, chart.h, site.h,
- * snapshots.h, cohorts.h) and the functions of src/publish.sym. Any
+ * snapshots.h, cohorts.h, cycle.h) and the functions of src/publish.sym. Any
  * change to one of them is a new number. The object exports its number
  * as an int named PUBLISH_ABI_SYMBOL; the binary loads only an object
  * with its own.
  */
-#define PUBLISH_ABI 4
+#define PUBLISH_ABI 5
 #define PUBLISH_ABI_SYMBOL "strata_publish_abi"
 
 struct publish_api {

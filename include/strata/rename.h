@@ -146,6 +146,21 @@ int rename_sources_find(int *out, struct rename_sources *rs,
 
 void rename_sources_free(struct rename_sources *rs);
 
+/*
+ * git log's rename detection (diffcore-rename, no copies): every file
+ * added between parent and commit a destination, dsts[] in diff-queue
+ * order, srcs[] the files deleted, likewise. match[d] is the source
+ * index of destination d, or -1. Exact matches first (a source serves
+ * once; among several, the first with the destination's basename, else
+ * the first, in srcs order), then unique basenames at 75%, then git's
+ * scoreboard at 50%, skipped when the remaining sources times
+ * destinations pass limit * limit (0: no limit). src/rename_pairs.c.
+ */
+#define RENAME_LOG_LIMIT 1000
+int rename_pairs(int *match, struct rename_detector *rd,
+		 const struct rename_source *srcs, size_t nsrcs,
+		 const struct rename_source *dsts, size_t ndsts, size_t limit);
+
 /* Scores are out of RENAME_MAX_SCORE, as in git (50% is 30000). */
 #define RENAME_MAX_SCORE 60000
 

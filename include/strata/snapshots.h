@@ -136,6 +136,17 @@ int snapshots_finish(struct snapshots *s);
 uint64_t snapshots_survived(const struct snapshots *s, size_t r, size_t k);
 
 /*
+ * What one commit kept between two snapshots, given its lines at the
+ * earlier one (`base`) and at the later one (`now`): never more than it
+ * had. The one definition of survival: the history's (above) and the
+ * cycle's (cycle.h: replaced = base less this) both count with it.
+ */
+static inline uint64_t snapshots_kept(uint64_t base, uint64_t now)
+{
+	return now < base ? now : base;
+}
+
+/*
  * What snapshots_survived() is a share of: release r's lines at its base
  * from the commits that snapshot k's history has. All of its lines at the
  * base when k descends from the base (always on one line of history);

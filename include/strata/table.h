@@ -17,6 +17,7 @@
 struct tally;
 struct report_info;
 struct snapshots;
+struct cycle;
 
 /*
  * The table of tally `t` for `strata table --by BY` (enum options_by);
@@ -31,6 +32,16 @@ int table_print(FILE *out, const struct tally *t,
  */
 int table_print_history(FILE *out, const struct tally *t,
 			const struct snapshots *s, int fully);
+
+/*
+ * The release cycle of t->cycle (cycle.h): changesets and lines per
+ * developer and organisation, credits, the replaced lines. A cycle with
+ * nothing to count says why. STRATA_ENOMEM is its only error.
+ */
+int table_print_cycle(FILE *out, const struct tally *t, int fully);
+
+/* One line on a cycle that cannot be counted (cycle.h's status). */
+void table_cycle_status(char *buf, size_t size, const struct cycle *c);
 
 /* 1 if no tag counted: every line is unreleased. */
 int table_no_release(const struct tally *t);

@@ -14,6 +14,7 @@
 
 struct snapshots;
 struct cohorts;
+struct cycle;
 
 struct tally_release {
 	const char *name;        /* borrowed from struct releases */
@@ -62,6 +63,8 @@ struct tally {
 	const struct snapshots *history;
 	/* Years, authors, organisations, or NULL (borrowed; cohorts.h). */
 	const struct cohorts *cohorts;
+	/* The release cycle that ends at REV, or NULL (borrowed; cycle.h). */
+	const struct cycle *cycle;
 };
 
 /* Keep a file in the tally? (--include/--exclude); NULL keeps all. */

@@ -126,7 +126,7 @@ static struct tally_dir tdirs[] = {
 };
 
 static struct tally tally = {
-	trels, 4, 16, tfiles, 6, tdirs, 4, 2, 5, 2, NULL, NULL,
+	trels, 4, 16, tfiles, 6, tdirs, 4, 2, 5, 2, NULL, NULL, NULL,
 };
 
 static const char *const ignore[] = {
@@ -301,7 +301,8 @@ static const char report_json[] =
 "    {\"path\": \"dir/\\ufffdt\\ufffd.c\", "
 "\"path_bytes\": \"6469722fe974e92e63\", \"lines\": 2}\n"
 "  ],\n"
-"  \"history\": null";
+"  \"history\": null,\n"
+"  \"cycle\": null";
 
 static const char run_json[] =
 ",\n"
@@ -330,7 +331,7 @@ static struct tally_release trels2[] = {
 	{ "3.0a", &rels2[1], 31, 96.875, 0 },
 };
 static struct tally_dir tdirs2[] = { { "", 0, 0, 32, g_all, 0, 0, 3.125 } };
-static struct tally tally2 = { trels2, 2, 32, NULL, 0, tdirs2, 1, 0, 0, 1, NULL, NULL };
+static struct tally tally2 = { trels2, 2, 32, NULL, 0, tdirs2, 1, 0, 0, 1, NULL, NULL, NULL };
 
 static const char releases2_csv[] =
 	"release,tag,date,commits,lines,share" EOL
@@ -399,7 +400,7 @@ static const char history_json[] =
 	"    ],\n    \"survival\": [\n"
 	"      {\"release\": \"v1.0\", \"snapshot\": \"v1.0\", \"lines\": 6, "
 	"\"half_life_days\": 404.6}\n    ],\n"
-	"    \"without_snapshot\": []\n  }\n}\n";
+	"    \"without_snapshot\": []\n  },\n  \"cycle\": null\n}\n";
 
 static int write_into(const char *base, const char *sub,
 		      const struct tally *t, const struct report_info *in)
@@ -545,7 +546,8 @@ int main(int argc, char **argv)
 		snprintf(dir, sizeof(dir), "%s/d/report.json", argv[1]);
 		a = slurp(dir, &la);
 		CHECK(a && strstr(a, "\"files\": [],\n"), "empty files array");
-		CHECK(a && strstr(a, "\"untouched\": [],\n  \"history\": null\n}\n"),
+		CHECK(a && strstr(a, "\"untouched\": [],\n  \"history\": null,\n"
+			   "  \"cycle\": null\n}\n"),
 		      "empty untouched array, then no history");
 		CHECK(a && strstr(a, "\"group\": \"([0-9.]+[a-z]?).*\""),
 		      "group in report.json");

@@ -1,0 +1,558 @@
+/*
+ * cycle log: the commits of REV0..REV as `git log --no-merges --numstat
+ * REV0..REV` shows them: per non-merge commit, the tree diff against its
+ * first parent (the empty tree for a root), renames detected as git log
+ * does by default (rename.h, rename_pairs()), and each changed text
+ * file's lines added and removed by git's diff with context (no tail
+ * trim); a binary side ("-" in numstat) leaves the file out. Then the
+ * commit's trailers (cycle_trailers.c) for the credits.
+ */
+#include "cycle_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "strata/diff.h"
+#include "strata/error.h"
+#include "strata/odb.h"
+#include "strata/rename.h"
+#include "strata/util.h"
+
+/* git's buffer_is_binary(): a NUL among the first 8000 bytes. */
+#define BINARY_PREFIX 8000
+
+/* A trailer as written, while the credits are gathered. */
+struct credit {
+	enum cycle_trailer trailer;
+	char *person;           /* owned */
+	char *name;             /* after .mailmap (owned) */
+};
+
+struct log {
+	struct cycle *c;
+	struct repository *repo;
+	const struct mailmap *mm;
+	struct rename_detector *rd;
+	git_odb *godb;              /* for pass_over's existence check */
+	struct diff_result dr;
+	struct cycle_sum *authors, *orgs;
+	size_t n, alloc, oalloc;
+	struct util_strlist orgnames;   /* the orgs' names, kept */
+	struct credit *credits;
+	size_t ncredits, calloc;
+	/* the commit being read */
+	const char *author_name, *author_email;
+	struct rename_source *srcs, *dsts;
+	size_t nsrcs, ndsts, salloc, dalloc;
+	int *match;
+	size_t malloc_;
+};
+
+/* ---- numstat ---- */
+
+/* One side of a file pair: its bytes, as git's diff reads them. */
+struct side {
+	struct odb_object *obj;
+	const char *data;
+	size_t len;
+	char link[64];          /* a gitlink's "Subproject commit HEX\n" */
+	const unsigned char *key;   /* the blob's id, for diff_blobs() */
+};
+
+/* A blob a partial clone lacks, at a path the options leave out. */
+static int passed_over(struct log *L, const struct rename_source *f)
+{
+	const struct cycle_options *o = &L->c->state->o;
+
+	return o->pass_over && L->godb && f->mode != 0160000 &&
+	       o->pass_over(f->path, o->pass_payload) &&
+	       !git_odb_exists(L->godb, &f->oid);
+}
+
+/*
+ * Read a side; *binary when git would call it binary, *missing when
+ * passed_over().
+ */
+static int side_read(struct side *s, struct log *L,
+		     const struct rename_source *f, int *binary,
+		     int *missing)
+{
+	uint32_t mode = f->mode;
+	const git_oid *oid = &f->oid;
+	unsigned char head[BINARY_PREFIX];
+	size_t got, size;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if (mode == 0160000) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), oid);
+		s->len = (size_t)snprintf(s->link, sizeof(s->link),
+					  "Subproject commit %s\n", hex);
+		s->data = s->link;
+		return 0;
+	}
+	if (passed_over(L, f)) {
+		*missing = 1;
+		return 0;
+	}
+	/* Read whole but for a blob too large to: that one's header only. */
+	if (odb_read(&s->obj, L->repo->odb, L->repo->git, oid,
+		     GIT_OBJECT_BLOB) < 0) {
+		rc = odb_read_prefix(head, sizeof(head), &got, &size,
+				     L->repo->odb, L->repo->git, oid);
+		if (rc < 0)
+			return rc;
+		if (size <= ODB_MAX_OBJECT)
+			return error_set("unable to read blob '%s'",
+					 git_oid_tostr_s(oid));
+		*binary = 1;
+		return 0;
+	}
+	s->data = (const char *)s->obj->data;
+	s->len = s->obj->len;
+	s->key = oid->id;
+	if (memchr(s->data, 0, s->len < BINARY_PREFIX ? s->len
+						      : BINARY_PREFIX))
+		*binary = 1;
+	return 0;
+}
+
+/* Lines added and removed from a (NULL: none) to b (NULL: none). */
+static int pair_count(struct log *L, const struct rename_source *a,
+		      const struct rename_source *b)
+{
+	struct side x = { 0 }, y = { 0 };
+	int binary = 0, missing = 0, rc = 0;
+
+	if (a && b && git_oid_equal(&a->oid, &b->oid))
+		return 0;
+	if ((a && (rc = side_read(&x, L, a, &binary, &missing)) < 0) ||
+	    (b && (rc = side_read(&y, L, b, &binary, &missing)) < 0))
+		goto done;
+	if (missing || binary) {
+		*(missing ? &L->c->missing : &L->c->binary) += 1;
+		goto done;
+	}
+	if (!a || !b) {
+		uint32_t n = diff_count_lines(a ? x.data : y.data,
+					      a ? x.len : y.len);
+
+		*(a ? &L->authors[L->n].v[2] : &L->authors[L->n].v[1]) += n;
+		goto done;
+	}
+	if ((rc = diff_blobs(&L->dr, &(struct diff_blob){ x.data, x.len, x.key },
+			     &(struct diff_blob){ y.data, y.len, y.key },
+			     DIFF_NO_TAIL_TRIM)) < 0)
+		goto done;
+	for (size_t i = 0; i < L->dr.n; i++) {
+		L->authors[L->n].v[1] += L->dr.hunks[i].new_count;
+		L->authors[L->n].v[2] += L->dr.hunks[i].old_count;
+	}
+done:
+	odb_object_free(x.obj);
+	odb_object_free(y.obj);
+	return rc;
+}
+
+static int file_push(struct rename_source **v, size_t *n, size_t *alloc,
+		     const git_diff_file *f)
+{
+	if (UTIL_GROW(*v, *alloc, *n + 1) < 0)
+		return STRATA_ENOMEM;
+	(*v)[(*n)++] = (struct rename_source){ f->path, f->mode, f->id };
+	return 0;
+}
+
+/* The tree diff's files: pairs counted now, adds and deletes kept. */
+static int sort_deltas(struct log *L, git_diff *diff)
+{
+	size_t n = git_diff_num_deltas(diff);
+	int rc = 0;
+
+	L->nsrcs = L->ndsts = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		struct rename_source a = { d->old_file.path,
+					   d->old_file.mode, d->old_file.id };
+		struct rename_source b = { d->new_file.path,
+					   d->new_file.mode, d->new_file.id };
+
+		/* No rename candidate: git would fetch it, strata cannot. */
+		if ((d->status == GIT_DELTA_ADDED && passed_over(L, &b)) ||
+		    (d->status == GIT_DELTA_DELETED && passed_over(L, &a)))
+			L->c->missing++;
+		else if (d->status == GIT_DELTA_ADDED)
+			rc = file_push(&L->dsts, &L->ndsts, &L->dalloc,
+				       &d->new_file);
+		else if (d->status == GIT_DELTA_DELETED)
+			rc = file_push(&L->srcs, &L->nsrcs, &L->salloc,
+				       &d->old_file);
+		else
+			rc = pair_count(L, &a, &b);
+	}
+	return rc;
+}
+
+/* The adds and deletes, paired by git log's rename detection. */
+static int renamed(struct log *L)
+{
+	char *used = calloc(L->nsrcs ? L->nsrcs : 1, 1);
+	int rc;
+
+	if (!used)
+		return error_oom();
+	if ((rc = UTIL_GROW(L->match, L->malloc_, L->ndsts + 1)) < 0 ||
+	    (rc = rename_pairs(L->match, L->rd, L->srcs, L->nsrcs, L->dsts,
+			       L->ndsts, RENAME_LOG_LIMIT)) < 0)
+		goto done;
+	for (size_t d = 0; d < L->ndsts && rc == 0; d++) {
+		if (L->match[d] >= 0)
+			used[L->match[d]] = 1;
+		rc = pair_count(L, L->match[d] >= 0 ? &L->srcs[L->match[d]]
+						    : NULL, &L->dsts[d]);
+	}
+	for (size_t s = 0; s < L->nsrcs && rc == 0; s++)
+		if (!used[s])
+			rc = pair_count(L, &L->srcs[s], NULL);
+done:
+	free(used);
+	return rc;
+}
+
+static int numstat(struct log *L, const git_oid *from, const git_oid *to)
+{
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	git_diff_options opts;
+	int rc;
+
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE | GIT_DIFF_SKIP_BINARY_CHECK;
+	if ((from && git_tree_lookup(&a, L->repo->git, from) < 0) ||
+	    git_tree_lookup(&b, L->repo->git, to) < 0 ||
+	    git_diff_tree_to_tree(&diff, L->repo->git, a, b, &opts) < 0) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		rc = error_git("unable to diff tree '%s'",
+			       git_oid_tostr(hex, sizeof(hex), to));
+		goto done;
+	}
+	if ((rc = sort_deltas(L, diff)) == 0)
+		rc = renamed(L);
+done:
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
+	return rc;
+}
+
+/* ---- credits ---- */
+
+/* name and email of "Name <email>", as git splits an ident. */
+static void split_person(const char *v, char *name, char *email,
+			 size_t size)
+{
+	const char *lt = strchr(v, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+	size_t n = lt && gt ? (size_t)(lt - v) : strlen(v);
+
+	while (n && util_git_space(v[n - 1]))
+		n--;
+	snprintf(name, size, "%.*s", (int)n, v);
+	snprintf(email, size, "%.*s", lt && gt ? (int)(gt - lt - 1) : 0,
+		 lt ? lt + 1 : "");
+}
+
+static int trailer_of(const char *tok, size_t len)
+{
+	for (int k = 0; k < CYCLE_NTRAILERS; k++)
+		if (strlen(cycle_trailer_name(k)) == len &&
+		    !strncasecmp(tok, cycle_trailer_name(k), len))
+			return k;
+	return -1;
+}
+
+/* A trailer of the commit: kept when it credits someone. */
+static int on_trailer(const char *tok, size_t tlen, const char *val,
+		      size_t vlen, void *payload)
+{
+	struct log *L = payload;
+	int k = trailer_of(tok, tlen);
+	char *person, name[256], email[256];
+	const char *mname, *memail;
+	struct credit *cr;
+
+	if (k < 0 || !vlen)
+		return 0;
+	if (!(person = strndup(val, vlen)))
+		return error_oom();
+	split_person(person, name, email, sizeof(name));
+	mailmap_resolve(L->mm, name, email, &mname, &memail);
+	/* Signing one's own patch is authorship, not credit. */
+	if (k == CYCLE_SIGNED &&
+	    (*memail ? !strcasecmp(memail, L->author_email)
+		     : !strcasecmp(mname, L->author_name))) {
+		free(person);
+		return 0;
+	}
+	if (UTIL_GROW(L->credits, L->calloc, L->ncredits + 1) < 0) {
+		free(person);
+		return STRATA_ENOMEM;
+	}
+	cr = &L->credits[L->ncredits];
+	cr->trailer = (enum cycle_trailer)k;
+	cr->person = person;
+	if (!(cr->name = strdup(*mname ? mname : memail))) {
+		free(person);
+		return error_oom();
+	}
+	L->ncredits++;
+	return 0;
+}
+
+/* The message of raw commit data[0, len): after the header, blank
+ * lines skipped. *nparents: its parent lines. */
+static const char *message_of(const char *data, size_t len, size_t *mlen,
+			      uint32_t *nparents)
+{
+	const char *p = data, *end = data + len;
+
+	*nparents = 0;
+	while (p < end && *p != '\n') {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if ((size_t)(end - p) > 7 && !memcmp(p, "parent ", 7))
+			(*nparents)++;
+		p = nl ? nl + 1 : end;
+	}
+	for (;;) {
+		const char *q = p, *nl;
+
+		while (q < end && *q != '\n' && util_git_space(*q))
+			q++;
+		if (q >= end || *q != '\n')
+			break;
+		nl = q;
+		p = nl + 1;
+	}
+	*mlen = (size_t)(end - p);
+	return p;
+}
+
+/* ---- the commits ---- */
+
+static int add_row(struct log *L, const struct history_commit *hc)
+{
+	const struct history_ident *id = &L->c->state->h->idents[hc->author];
+	const char *email;
+	char domain[256];
+	unsigned bot;
+	int rc;
+
+	if (UTIL_GROW(L->authors, L->alloc, L->n + 1) < 0 ||
+	    UTIL_GROW(L->orgs, L->oalloc, L->n + 1) < 0)
+		return STRATA_ENOMEM;
+	L->authors[L->n] = (struct cycle_sum){
+		cycle_author(L->mm, id, &bot), { 1, 0, 0 }, bot };
+	mailmap_resolve(L->mm, id->name, id->email, &L->author_name, &email);
+	L->author_email = email;
+	rc = util_strlist_push(&L->orgnames,
+			       orgmap_author(L->c->state->o.orgmap, id->email,
+					     hc->author_time, (int)bot, domain,
+					     sizeof(domain)));
+	if (rc < 0)
+		return rc;
+	L->orgs[L->n] = (struct cycle_sum){
+		L->orgnames.v[L->orgnames.n - 1], { 1, 0, 0 }, bot };
+	return 0;
+}
+
+static int one_commit(struct log *L, uint32_t i)
+{
+	const struct history *h = L->c->state->h;
+	const struct history_commit *hc = &h->commits[i];
+	struct odb_object *obj = NULL;
+	const char *msg;
+	size_t mlen;
+	uint32_t np;
+	int rc;
+
+	if ((rc = odb_read(&obj, L->repo->odb, L->repo->git, &hc->oid,
+			   GIT_OBJECT_COMMIT)) < 0)
+		return rc;
+	msg = message_of((const char *)obj->data, obj->len, &mlen, &np);
+	L->c->commits++;
+	if (!h->first_parent)
+		np = hc->nparents;
+	if (np > 1) {
+		L->c->merges++;
+		goto done;
+	}
+	if ((rc = add_row(L, hc)) < 0 ||
+	    (rc = numstat(L, hc->nparents ?
+			  &h->commits[history_parents(h, i)[0]].tree : NULL,
+			  &hc->tree)) < 0 ||
+	    (rc = cycle_trailers_parse(msg, mlen, on_trailer, L)) < 0)
+		goto done;
+	L->c->changesets++;
+	L->c->added += L->authors[L->n].v[1];
+	L->c->removed += L->authors[L->n].v[2];
+	L->orgs[L->n].v[1] = L->authors[L->n].v[1];
+	L->orgs[L->n].v[2] = L->authors[L->n].v[2];
+	L->n++;
+done:
+	odb_object_free(obj);
+	return rc;
+}
+
+/* ---- the sums ---- */
+
+static int credit_cmp(const void *a, const void *b)
+{
+	const struct credit *x = a, *y = b;
+
+	if (x->trailer != y->trailer)
+		return x->trailer < y->trailer ? -1 : 1;
+	return strcmp(x->person, y->person);
+}
+
+static int credit_rank(const void *a, const void *b)
+{
+	const struct cycle_credit *x = a, *y = b;
+
+	if (x->trailer != y->trailer)
+		return x->trailer < y->trailer ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->person, y->person);
+}
+
+/* The credits as written: each (trailer, value) once, counted. */
+static int credits_make(struct log *L)
+{
+	struct cycle *c = L->c;
+	size_t n = L->ncredits;
+
+	if (n)
+		qsort(L->credits, n, sizeof(*L->credits), credit_cmp);
+	if (!(c->credits = calloc(n ? n : 1, sizeof(*c->credits))))
+		return error_oom();
+	for (size_t i = 0; i < n; i++) {
+		struct credit *cr = &L->credits[i];
+		struct cycle_credit *last = c->ncredits ?
+			&c->credits[c->ncredits - 1] : NULL;
+
+		c->credited[cr->trailer]++;
+		if (last && last->trailer == cr->trailer &&
+		    !strcmp(last->person, cr->person)) {
+			last->count++;
+			continue;
+		}
+		c->credits[c->ncredits++] = (struct cycle_credit){
+			cr->trailer, cr->person, 1 };
+		cr->person = NULL;
+	}
+	if (c->ncredits)
+		qsort(c->credits, c->ncredits, sizeof(*c->credits),
+		      credit_rank);
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct credit *)a)->name,
+		      ((const struct credit *)b)->name);
+}
+
+static int person_rank(const void *a, const void *b)
+{
+	const struct cycle_person *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The same credits per person after .mailmap, every trailer a column. */
+static int people_make(struct log *L)
+{
+	struct cycle *c = L->c;
+	size_t n = L->ncredits;
+
+	if (n)
+		qsort(L->credits, n, sizeof(*L->credits), name_cmp);
+	if (!(c->people = calloc(n ? n : 1, sizeof(*c->people))))
+		return error_oom();
+	for (size_t i = 0; i < n; i++) {
+		struct credit *cr = &L->credits[i];
+		struct cycle_person *p = c->npeople ?
+			&c->people[c->npeople - 1] : NULL;
+
+		if (!p || strcmp(p->name, cr->name)) {
+			p = &c->people[c->npeople++];
+			p->name = cr->name;
+			cr->name = NULL;
+		}
+		p->count[cr->trailer]++;
+		p->total++;
+	}
+	if (c->npeople)
+		qsort(c->people, c->npeople, sizeof(*c->people), person_rank);
+	return 0;
+}
+
+static void log_release(struct log *L)
+{
+	for (size_t i = 0; i < L->ncredits; i++) {
+		free(L->credits[i].person);
+		free(L->credits[i].name);
+	}
+	free(L->credits);
+	free(L->authors);
+	free(L->orgs);
+	free(L->srcs);
+	free(L->dsts);
+	free(L->match);
+	util_strlist_release(&L->orgnames);
+	diff_result_release(&L->dr);
+	rename_detector_free(L->rd);
+	git_odb_free(L->godb);
+}
+
+int cycle_log(struct cycle *c, struct repository *repo,
+	      const struct mailmap *mm)
+{
+	const struct cycle_state *st = c->state;
+	struct log L = { 0 };
+	int rc;
+
+	L.c = c;
+	L.repo = repo;
+	L.mm = mm;
+	if ((rc = rename_detector_new(&L.rd, repo->git)) < 0)
+		return rc;
+	rename_detector_use_odb(L.rd, repo->odb);
+	if (st->o.pass_over && git_repository_odb(&L.godb, repo->git) < 0)
+		L.godb = NULL;
+	/* Not the commits only a release branch's snapshot has. */
+	for (size_t i = 0; i < st->h->n && rc == 0; i++)
+		if (!st->before[i] && !st->h->commits[i].outside)
+			rc = one_commit(&L, (uint32_t)i);
+	if (rc == 0 &&
+	    (rc = cycle_view_make(&c->orgs, L.orgs, L.n)) == 0 &&
+	    (rc = cycle_view_make(&c->author_rows, L.authors, L.n)) == 0) {
+		/* The same sums with every bot one: "(bots)". */
+		for (size_t i = 0; i < L.n; i++)
+			if (L.authors[i].bot)
+				L.authors[i].name = ORGMAP_BOTS;
+		rc = cycle_view_make(&c->authors, L.authors, L.n);
+	}
+	if (rc == 0 &&
+	    (rc = credits_make(&L)) == 0)
+		rc = people_make(&L);
+	log_release(&L);
+	return rc;
+}
