@@ -493,12 +493,10 @@ static void print_verbose(const struct history *h,
 
 	fprintf(stderr, "strata: %zu commits (%zu cut off by a shallow "
 		"clone) read in %.2fs; %zu file versions, %llu diffs, "
-		"%llu renames; walk %.2fs, diffs and lines %.2fs, "
-		"result %.2fs\n",
+		"%llu renames\n",
 		h->n, h->nboundary, info->seconds_history,
 		b->nversions, (unsigned long long)b->ndiffs,
-		(unsigned long long)b->nrenames, b->seconds_walk,
-		b->seconds_diff, b->seconds_eval);
+		(unsigned long long)b->nrenames);
 	fprintf(stderr, "strata: %zu object reads, %zu from the cache, "
 		"%zu objects built from packs; a cache of %zu KiB for "
 		"the walk\n", b->nreads, b->ncached, b->nbuilt,
@@ -515,6 +513,30 @@ static void print_verbose(const struct history *h,
 			b->nsnapshot_versions);
 	heap_describe(heap, sizeof(heap));
 	fprintf(stderr, "strata: %s\n", heap);
+}
+
+/*
+ * The run's stages, for --verbose: main's own (history, releases,
+ * snapshots, tally, output) and the engine's between them.
+ */
+static struct util_stages run_stages;
+
+static void print_stages(void)
+{
+	double total = 0;
+	size_t i;
+
+	fprintf(stderr, "strata: stage: wall time, peak memory of the "
+		"process so far\n");
+	for (i = 0; i < run_stages.n; i++) {
+		const struct util_stage *s = &run_stages.v[i];
+
+		total += s->seconds;
+		fprintf(stderr, "strata: stage %-9s %8.2f s %9.1f MiB\n",
+			s->name, s->seconds, (double)s->peak_kib / 1024.0);
+	}
+	fprintf(stderr, "strata: stage %-9s %8.2f s %9.1f MiB\n", "total",
+		total, (double)util_peak_kib() / 1024.0);
 }
 
 /*
@@ -702,7 +724,10 @@ static int run_tally(struct options *o, struct repository *repo,
 	info->ignore_revs = (const char *const *)ignore_hex;
 	info->nignore_revs = nignore;
 	info->seconds_total = seconds_since(t0);
+	util_stages_end(&run_stages, "tally");
 	rc = show_tally(t, o, snap, info);
+	util_stages_end(&run_stages, o->cmd == OPTIONS_TABLE ? "table"
+							      : "publish");
 done:
 	free_hex(ignore_hex, nignore);
 	tally_free(t);
@@ -762,6 +787,7 @@ static int run(struct options *o)
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	util_stages_start(&run_stages);
 	if ((rc = options_check(o)) < 0 ||
 	    (o->cmd == OPTIONS_REPORT && (rc = check_publish(o)) < 0))
 		return rc;
@@ -793,6 +819,7 @@ static int run(struct options *o)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	info.seconds_history = seconds_since(&t0);
+	util_stages_end(&run_stages, "history");
 	bo.ignore_whitespace = o->ignore_ws;
 	bo.ignore = ignore;
 	bo.nignore = nignore;
@@ -805,10 +832,18 @@ static int run(struct options *o)
 	bo.progress_payload = &prog;
 	if ((rc = prepare_cohorts(o, repo, h, &rel, &snap, &bo)) < 0)
 		goto done;
+	if (o->cmd != OPTIONS_BLAME)
+		util_stages_end(&run_stages, "releases");
 	rc = blame_tree(&b, repo, h, &bo);
 	progress_end(&prog);
-	if (rc == 0 && snap)
+	if (rc == 0) {
+		util_stages_append(&run_stages, &b->stages);
+		run_stages.start = b->stages.start;
+	}
+	if (rc == 0 && snap) {
 		rc = snapshots_finish(snap);
+		util_stages_end(&run_stages, "snapshots");
+	}
 	if (rc == 0 && attr_error)
 		rc = error_set("%s", attr_error);
 	if (rc < 0)
@@ -821,10 +856,14 @@ static int run(struct options *o)
 		goto done;
 	if (o->cmd == OPTIONS_BLAME) {
 		rc = print_blame(b, h, o);
-		goto done;
+		util_stages_end(&run_stages, "output");
+	} else {
+		git_oid_tostr(info.commit, sizeof(info.commit), &tip);
+		rc = run_tally(o, repo, h, b, rel, snap, ignore, nignore,
+			       &info, &t0);
 	}
-	git_oid_tostr(info.commit, sizeof(info.commit), &tip);
-	rc = run_tally(o, repo, h, b, rel, snap, ignore, nignore, &info, &t0);
+	if (rc == 0 && o->verbose)
+		print_stages();
 done:
 	free(attr_error);
 	free(ignore);

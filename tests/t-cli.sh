@@ -255,6 +255,43 @@ progress_quiet() {
 	grep -q "commits" err
 }
 
+# --verbose ends with each stage's wall time and the process's peak memory
+# so far, in the order the stages ran: the peaks never go down, the total
+# is their sum, and each command has its own stages.
+verbose_stages() {
+	sample
+	"$STRATA" blame r --verbose >/dev/null 2>err
+	stages_are "history walk mark diffs result output" err
+	"$STRATA" table r --verbose >/dev/null 2>err
+	stages_are "history releases walk mark diffs result tally table" err
+	"$STRATA" report r --out rep --history releases --verbose --quiet 2>err
+	stages_are "history releases walk mark diffs result snapshots tally publish" err
+}
+
+# stages_are "NAME..." FILE: the stage lines of FILE are those, then total.
+stages_are() {
+	grep -qx 'strata: stage: wall time, peak memory of the process so far' "$2"
+	awk -v want="$1 total" '
+		/^strata: stage [a-z]/ {
+			if (NF != 7 || $5 != "s" || $7 != "MiB" ||
+			    $4 !~ /^[0-9]+\.[0-9][0-9]$/ ||
+			    $6 !~ /^[0-9]+\.[0-9]$/ || $6 < peak || $6 < 1) {
+				print "bad stage line: " $0; bad = 1
+			}
+			peak = $6
+			got = got (got ? " " : "") $3
+			if ($3 != "total")
+				sum += $4
+			else if ($4 - sum > 0.011 * NR || sum - $4 > 0.011 * NR) {
+				print "total " $4 " is not the sum " sum; bad = 1
+			}
+		}
+		END {
+			if (got != want) { print "stages: " got; print "want: " want; bad = 1 }
+			exit bad
+		}' "$2"
+}
+
 # The heap asks glibc for huge pages (main.c): strata adds the tunable to
 # what GLIBC_TUNABLES holds and runs itself again, unless the user chose;
 # the output is the same either way.
@@ -429,6 +466,7 @@ run_case no_release no_release
 run_case title title
 run_case shallow_note shallow_note
 run_case progress_quiet progress_quiet
+run_case verbose_stages verbose_stages
 run_case heap_pages heap_pages
 run_case walk_cache walk_cache
 finish
