@@ -18,6 +18,7 @@
 
 #include "strata/attr.h"
 #include "strata/blame.h"
+#include "strata/budget.h"
 #include "strata/error.h"
 #include "strata/filter.h"
 #include "strata/heap.h"
@@ -759,6 +760,26 @@ static int prepare_cohorts(struct options *o, struct repository *repo,
 	return 0;
 }
 
+/*
+ * A run that would not fit in memory stops here, before the walk, with
+ * the estimate and what the machine offers (budget.h). A tree that
+ * cannot be counted is left to the blame, which says what is wrong.
+ */
+static int check_memory(const struct options *o, struct repository *repo,
+			const struct history *h, const struct snapshots *snap)
+{
+	struct budget_counts c = { 0 };
+
+	if (budget_count(&c, repo, &h->commits[h->n - 1].tree) < 0) {
+		error_clear();
+		return 0;
+	}
+	c.commits = h->n;
+	c.snapshots = snap ? snap->n : 0;
+	c.jobs = (unsigned)o->jobs;
+	return budget_check(&c);
+}
+
 /* A copy of the last error's message, to report it later. */
 static int keep_error(char **out)
 {
@@ -834,6 +855,9 @@ static int run(struct options *o)
 		goto done;
 	if (o->cmd != OPTIONS_BLAME)
 		util_stages_end(&run_stages, "releases");
+	if ((rc = check_memory(o, repo, h, snap)) < 0)
+		goto done;
+	util_stages_end(&run_stages, "budget");
 	rc = blame_tree(&b, repo, h, &bo);
 	progress_end(&prog);
 	if (rc == 0) {
