@@ -17,58 +17,95 @@
 #include "strata/diff.h"
 #include "strata/error.h"
 #include "strata/odb.h"
+#include "strata/util.h"
 
 #define MIB ((uint64_t)1 << 20)
 
-/* One blob in SAMPLE is read to estimate REV's lines. */
+/* REV's first ALL blobs, then one in SAMPLE, are read to estimate its
+ * lines. */
+#define ALL 1024
 #define SAMPLE 16
+
+/* At most this many trees are read: a tree can hold one subtree many
+ * times, and the count is only an estimate. */
+#define MAX_TREES (1u << 22)
 
 struct count_walk {
 	struct budget_counts *c;
 	struct repository *repo;
-	size_t blobs;
-	uint64_t sampled_lines;
-	size_t sampled;
-	int rc;
+	git_oid *stack;           /* trees still to read */
+	size_t sp, alloc, blobs, sampled, trees;
+	uint64_t lines;           /* of the first ALL blobs */
+	uint64_t sampled_lines;   /* of one in SAMPLE of the others */
 	unsigned char buf[64 * 1024];
 };
 
-static int count_cb(const char *root, const git_tree_entry *e, void *payload)
+/*
+ * A blob of the sample: its first bytes (a blob stored whole is inflated
+ * no further) give its lines per byte. One that cannot be read is the
+ * blame's to report, and a binary one has no lines.
+ */
+static void sample_blob(struct count_walk *w, const git_oid *oid)
 {
-	struct count_walk *w = payload;
-	git_filemode_t mode = git_tree_entry_filemode(e);
 	size_t got, size;
+	uint64_t n;
 
-	/* libgit2's walk recurses: stop it where the blame stops. */
-	if (mode == GIT_FILEMODE_TREE) {
-		if (odb_tree_too_deep(root, e)) {
-			w->rc = STRATA_ERR;
-			return -1;
-		}
-		w->c->dirs++;
-		return 0;
-	}
-	if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE)
-		return 0;
-	w->c->files++;
-	if (w->blobs++ % SAMPLE)
-		return 0;
-	/*
-	 * Its first bytes (a blob stored whole is inflated no further) give
-	 * its lines per byte; one that cannot be read is the blame's to
-	 * report, and a binary one has no lines.
-	 */
 	if (odb_read_prefix(w->buf, sizeof(w->buf), &got, &size,
-			    w->repo->odb, w->repo->git,
-			    git_tree_entry_id(e)) < 0) {
+			    w->repo->odb, w->repo->git, oid) < 0) {
 		error_clear();
-		return 0;
+		return;
 	}
-	w->sampled++;
-	if (got && !memchr(w->buf, 0, got < 8000 ? got : 8000))
-		w->sampled_lines += (uint64_t)diff_count_lines(
-			(const char *)w->buf, got) * size / got;
-	return 0;
+	if (!got || memchr(w->buf, 0, got < 8000 ? got : 8000))
+		n = 0;
+	else
+		n = (uint64_t)diff_count_lines((const char *)w->buf, got) *
+		    size / got;
+	if (w->blobs <= ALL) {
+		w->lines += n;
+	} else {
+		w->sampled++;
+		w->sampled_lines += n;
+	}
+}
+
+/*
+ * The entries of one tree, read through strata's own reader (libgit2's
+ * would map the packs a second time): its files counted and sampled,
+ * its subtrees pushed.
+ */
+static int count_tree(struct count_walk *w, const git_oid *oid)
+{
+	struct odb_object *t = NULL;
+	const unsigned char *d, *end, *nul;
+	int rc;
+
+	if ((rc = odb_read(&t, w->repo->odb, w->repo->git, oid,
+			   GIT_OBJECT_TREE)) < 0)
+		return rc;
+	for (d = t->data, end = d + t->len; d < end; d = nul + 21) {
+		unsigned mode = 0;
+		git_oid id;
+
+		while (d < end && *d >= '0' && *d <= '7')
+			mode = mode * 8 + (unsigned)(*d++ - '0');
+		nul = memchr(d, 0, (size_t)(end - d));
+		if (!nul || end - nul < 21) {
+			rc = error_set("corrupt tree '%s'", git_oid_tostr_s(oid));
+			break;
+		}
+		git_oid_fromraw(&id, nul + 1);
+		if (mode == 040000) {
+			if ((rc = UTIL_GROW(w->stack, w->alloc, w->sp + 1)) < 0)
+				break;
+			w->stack[w->sp++] = id;
+		} else if ((mode & 0170000) == 0100000) {
+			w->c->files++;
+			if (++w->blobs <= ALL || w->blobs % SAMPLE == 0)
+				sample_blob(w, &id);
+		}
+	}
+	odb_object_free(t);
+	return rc;
 }
 
 /* The bytes of the pack files and their indexes (mapped whole). */
@@ -103,7 +140,6 @@ int budget_count(struct budget_counts *c, struct repository *repo,
 		 const git_oid *tree)
 {
 	struct count_walk *w = calloc(1, sizeof(*w));
-	git_tree *t = NULL;
 	int rc = 0;
 
 	if (!w)
@@ -111,43 +147,45 @@ int budget_count(struct budget_counts *c, struct repository *repo,
 	w->c = c;
 	w->repo = repo;
 	c->files = 0;
-	c->dirs = 1;
 	c->lines = 0;
-	if (git_tree_lookup(&t, repo->git, tree) < 0) {
-		rc = error_git("unable to read the tree of '%s'", repo->path);
-		goto done;
+	rc = count_tree(w, tree);
+	while (rc == 0 && w->sp) {
+		if (++w->trees > MAX_TREES) {
+			rc = error_set("too many trees to count");
+			break;
+		}
+		w->sp--;
+		rc = count_tree(w, &w->stack[w->sp]);
 	}
-	if (git_tree_walk(t, GIT_TREEWALK_PRE, count_cb, w) < 0)
-		rc = w->rc < 0 ? w->rc : error_git("unable to read a tree");
+	c->lines = w->lines;
 	if (w->sampled)
-		c->lines = w->sampled_lines * c->files / w->sampled;
+		c->lines += w->sampled_lines * (c->files - ALL) / w->sampled;
 	c->mapped = pack_bytes(repo);
-done:
-	git_tree_free(t);
+	free(w->stack);
 	free(w);
 	return rc;
 }
 
 /*
  * The account (docs/performance.md, "Memory"): a base for the program,
- * its libraries and heap; the object cache at about three times its
- * bound in the walk (64 KiB a directory of REV, 16 to 64 MiB, 64 MiB
- * with one job); per diff thread its dictionary and tables; then per
- * commit, per file, per line, and per snapshot.
+ * its libraries, the object cache and the heap's slack; per commit its
+ * entry and the file versions it makes; per file of REV its entries in
+ * the mirrors and its version; per line its commit in the result and in
+ * its version's lines; per diff thread beyond the first its dictionary
+ * and tables, which fill only with lines to hold; per snapshot its files
+ * and, for survival, its commits with lines. Bytes of anonymous memory:
+ * the packs are mapped, page cache the kernel can take back.
  */
 uint64_t budget_estimate(const struct budget_counts *c)
 {
-	uint64_t bound = (uint64_t)c->dirs * 64 * 1024, n;
+	uint64_t n = 80 * MIB, thread = c->lines * 40;
 
-	if (bound < 16 * MIB)
-		bound = 16 * MIB;
-	if (bound > 64 * MIB || c->jobs <= 1)
-		bound = 64 * MIB;
-	n = 40 * MIB + 3 * bound;
-	n += (uint64_t)(c->jobs ? c->jobs : 1) * 36 * MIB;
-	n += (uint64_t)c->commits * 900;
-	n += (uint64_t)c->files * 400;
-	n += c->lines * 12;
+	if (thread > 64 * MIB)
+		thread = 64 * MIB;
+	n += (uint64_t)c->commits * 700;
+	n += (uint64_t)c->files * 600;
+	n += c->lines * 7;
+	n += (uint64_t)(c->jobs > 1 ? c->jobs - 1 : 0) * thread;
 	n += (uint64_t)c->snapshots * c->files * 32;
 	n += (uint64_t)c->snapshots * c->commits * 16;
 	return n;

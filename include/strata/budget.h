@@ -1,8 +1,7 @@
 /*
  * budget: the memory a run will take, estimated before the heavy work
  * from the counts that are cheap to get (the history's length, REV's
- * files and directories, its lines from a sample of its blobs, the
- * snapshots), against the memory the machine offers. The account behind
+ * files, its lines from a sample of its blobs, the snapshots), against the memory the machine offers. The account behind
  * the estimate is in docs/performance.md, "Memory".
  */
 #ifndef STRATA_BUDGET_H
@@ -17,7 +16,6 @@
 struct budget_counts {
 	size_t commits;          /* in the history */
 	size_t files;            /* regular files at REV */
-	size_t dirs;             /* directories at REV, its root included */
 	uint64_t lines;          /* REV's lines, estimated (budget_count) */
 	size_t snapshots;        /* of --history; 0 without */
 	unsigned jobs;           /* threads of the diffs */
@@ -26,11 +24,12 @@ struct budget_counts {
 };
 
 /*
- * Count REV's files and directories (tree `tree`) and estimate its lines
- * from every 16th blob, and the packs' bytes; the caller sets commits,
- * snapshots and jobs. A blob that cannot be read is left out of the
- * sample (the blame says what is wrong with it). Errors: a tree that
- * cannot be read or is nested too deep.
+ * Count REV's files (tree `tree`), estimate its lines
+ * from its first 1,024 blobs and every 16th after, and sum the packs'
+ * bytes; the caller sets commits, snapshots and jobs. A blob that cannot
+ * be read is left out of the sample (the blame says what is wrong with
+ * it). Errors: a tree that cannot be read or is corrupt, or more than
+ * 4 Mi trees to read.
  */
 int budget_count(struct budget_counts *c, struct repository *repo,
 		 const git_oid *tree);
