@@ -27,14 +27,9 @@ int chart_check_options(const struct chart_options *o)
 	return 0;
 }
 
-int chart_release_wrote(const struct tally_release *r)
-{
-	return r->unreleased || r->lines || !r->release || r->release->commits;
-}
-
 /*
- * What the charts draw: `t` without the releases that wrote nothing at
- * REV, the same for its history. Only what the charts read is copied;
+ * What the charts draw: `t` without the releases that wrote nothing
+ * (tally_release_silent()), the same for its history. Only what the charts read is copied;
  * the rest is borrowed from `t`.
  */
 struct view {
@@ -51,6 +46,7 @@ static void view_release(struct view *v)
 	free(v->s.rows);
 	free(v->s.survival);
 	free(v->s.survived);
+	free(v->s.based);
 	free(v->counts);
 }
 
@@ -77,8 +73,10 @@ static int view_history(struct view *v, const struct snapshots *h,
 	s->rows = calloc(h->nrows + 1, sizeof(*s->rows));
 	s->survival = calloc(m + 1, sizeof(*s->survival));
 	s->survived = calloc(m * h->n + 1, sizeof(*s->survived));
+	s->based = calloc(m * h->n + 1, sizeof(*s->based));
 	next = v->counts + m * v->t.ndirs;
-	if (!s->list || !s->rows || !s->survival || !s->survived)
+	if (!s->list || !s->rows || !s->survival || !s->survived ||
+	    !s->based)
 		return error_oom();
 	for (k = 0; k < h->n; k++) {
 		s->list[k] = h->list[k];
@@ -100,6 +98,9 @@ static int view_history(struct view *v, const struct snapshots *h,
 			memcpy(s->survived + j * h->n,
 			       h->survived + keep[j] * h->n,
 			       h->n * sizeof(*s->survived));
+		if (h->based)
+			memcpy(s->based + j * h->n, h->based + keep[j] * h->n,
+			       h->n * sizeof(*s->based));
 	}
 	v->t.history = s;
 	return 0;
@@ -121,7 +122,7 @@ static int view_build(struct view *v, const struct tally *t)
 	}
 	for (i = 0; i < t->nreleases; i++) {
 		to[i] = SNAPSHOT_NONE;
-		if (chart_release_wrote(&t->releases[i])) {
+		if (!tally_release_silent(t, i)) {
 			to[i] = m;
 			keep[m++] = i;
 		}

@@ -43,73 +43,91 @@ static void history_xs(const struct snapshots *s, double pl, double pr,
 			pl + (pr - pl) * (double)k / (double)(s->n - 1);
 }
 
+/* The x axis under calendar snapshots: the years, as many as fit. */
+static int history_years(struct chart *c, const double *xs, double pb)
+{
+	const struct snapshots *s = c->t->history;
+	int y0 = chart_year_of(s->list[0].date), y1 = chart_year_of(
+		s->list[s->n - 1].date), step = 1, y, rc;
+	double span = xs[s->n - 1] - xs[0];
+	double d0 = (double)s->list[0].date;
+	double d1 = (double)s->list[s->n - 1].date;
+
+	while ((double)(y1 - y0) / step * 40 > span && step < 1000)
+		step = step == 1 ? 2 : step == 2 ? 5 : step * 2;
+	for (y = y0 - y0 % step + step; y <= y1; y += step) {
+		double ys = (double)chart_year_start(y);
+		double x = d1 > d0 ? xs[0] + (ys - d0) / (d1 - d0) * span
+				   : xs[0];
+		char buf[16];
+
+		if (x < xs[0] || x > xs[s->n - 1] + 0.5)
+			continue;
+		snprintf(buf, sizeof(buf), "%d", y);
+		chart_vline(c, floor(x), pb + 1, pb + 5, c->th->axis);
+		if ((rc = chart_text_put(c, F_TICK, 0, buf, 0, x, pb + 7, 0.5,
+					 0, c->th->text, NULL, NULL)))
+			return rc;
+	}
+	return 0;
+}
+
 /*
- * The x axis: under release snapshots their names, upright and thinned
- * to what fits (REV always); under calendar snapshots, the years.
- * *band is the height the labels take.
+ * The x axis: under release snapshots their names, upright, as many as
+ * stand apart (chart_axis_thin(): the first and REV always), and a tick
+ * at every snapshot; under calendar snapshots, the years. *band is the
+ * height the labels take.
  */
 static int history_labels(struct chart *c, const double *xs, double pb,
 			  int draw, double *band)
 {
 	const struct snapshots *s = c->t->history;
-	double next = -1e9, lab_h, w;
+	double lab_h, *at = NULL;
+	unsigned char *keep = NULL;
 	size_t k;
 	int rc;
 
 	if ((rc = chart_text_height(c, F_TICK, &lab_h)))
 		return rc;
 	*band = lab_h;
-	if (s->when != SNAPSHOTS_RELEASES) {
-		int y0 = chart_year_of(s->list[0].date), y1 = chart_year_of(
-			s->list[s->n - 1].date), step = 1, y;
-		double span = xs[s->n - 1] - xs[0];
-
-		while ((double)(y1 - y0) / step * 40 > span && step < 1000)
-			step = step == 1 ? 2 : step == 2 ? 5 : step * 2;
-		for (y = y0 - y0 % step + step; draw && y <= y1; y += step) {
-			double d0 = (double)s->list[0].date;
-			double d1 = (double)s->list[s->n - 1].date;
-			double ys = (double)chart_year_start(y);
-			double x = d1 > d0 ? xs[0] + (ys - d0) / (d1 - d0) *
-					  span : xs[0];
-			char buf[16];
-
-			if (x < xs[0] || x > xs[s->n - 1] + 0.5)
-				continue;
-			snprintf(buf, sizeof(buf), "%d", y);
-			chart_vline(c, floor(x), pb + 1, pb + 5, c->th->axis);
-			if ((rc = chart_text_put(c, F_TICK, 0, buf, 0, x,
-						 pb + 7, 0.5,
-						 0, c->th->text, NULL, NULL)))
-				return rc;
-		}
-		return 0;
+	if (s->when != SNAPSHOTS_RELEASES)
+		return draw ? history_years(c, xs, pb) : 0;
+	at = malloc(s->n * sizeof(*at));
+	keep = malloc(s->n);
+	if (!at || !keep) {
+		rc = error_oom();
+		goto done;
 	}
+	chart_axis_thin(xs, s->n, lab_h, 2, PAD / 2, c->w - PAD / 2, at,
+			keep);
 	*band = 0;
-	for (k = s->n; k-- > 0;) {
+	for (k = 0; k < s->n; k++) {
 		struct text t;
 
-		if (!s->list[k].is_rev && xs[k] > next - lab_h - 2)
+		if (draw)
+			chart_vline(c, floor(xs[k]), pb + 1, pb + 4,
+				    c->th->axis);
+		if (!keep[k])
 			continue;
 		if ((rc = chart_text_make(&t, c, F_TICK, s->list[k].is_rev,
 					  s->list[k].name,
 					  fmin(110, 0.22 * c->h),
 					  PANGO_ELLIPSIZE_END)))
-			return rc;
-		w = t.w;
-		*band = fmax(*band, w);
+			goto done;
+		*band = fmax(*band, t.w);
 		if (draw) {
-			chart_vline(c, floor(xs[k]), pb + 1, pb + 5,
+			chart_vline(c, floor(xs[k]), pb + 1, pb + 6,
 				    c->th->axis);
-			chart_text_draw_up(c, &t, fmin(xs[k], c->w - PAD / 2 -
-						       lab_h / 2), pb + 7,
+			chart_text_draw_up(c, &t, at[k], pb + 7,
 					   s->list[k].is_rev ? c->th->muted :
-							 c->th->text);
+							       c->th->text);
 		}
 		chart_text_free(&t);
-		next = xs[k];
 	}
-	return 0;
+done:
+	free(at);
+	free(keep);
+	return rc;
 }
 
 /* The y axis of lines or shares: ticks, grid, and the widest tick. */
@@ -207,6 +225,171 @@ static int layers_fill(struct chart *c, const struct layers *L,
 	return 0;
 }
 
+/* Snapshot k's height of v lines (or shares) in pixels. */
+static double layers_y(const struct layers *L, size_t k, uint64_t v,
+		       double pb, double ph, double ymax)
+{
+	double f = L->share ? (L->totals[k] ? 100.0 * (double)v /
+			       (double)L->totals[k] : 0) : (double)v;
+
+	return pb - f / ymax * ph;
+}
+
+/*
+ * Names beside their curves or bands (placed by chart_labels_place()),
+ * with a leader from the end to a name moved off it.
+ */
+static void end_labels_draw(struct chart *c, const struct end_label *v,
+			    const struct text *tx, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double cy = v[i].y + v[i].h / 2;
+		int left = v[i].x < v[i].ex;
+
+		if (!v[i].placed)
+			continue;
+		if (fabs(cy - v[i].ey) > 1) {
+			chart_set_rgb(c, c->th->muted);
+			cairo_set_line_width(c->cr, 0.75);
+			cairo_move_to(c->cr, v[i].ex + (left ? -2 : 2),
+				      v[i].ey);
+			cairo_line_to(c->cr, left ? v[i].x + v[i].w + 1
+						  : v[i].x - 1, cy);
+			cairo_stroke(c->cr);
+		}
+		chart_text_draw(c, &tx[i], v[i].x, v[i].y, 0, 0, c->th->text);
+	}
+}
+
+/*
+ * The room right of the plot for the names of the bands at REV, beyond
+ * LEGEND_SWATCHES releases (layers_names()); 0 otherwise.
+ */
+static int layers_margin(struct chart *c, const struct layers *L,
+			 double *out)
+{
+	const struct snapshots *s = c->t->history;
+	size_t nrel = c->t->nreleases, r;
+	double w;
+	int rc;
+
+	*out = 0;
+	if (c->nrel <= LEGEND_SWATCHES || s->n < 2)
+		return 0;
+	for (r = 0; r < c->nrel; r++) {
+		if (!L->counts[(s->n - 1) * nrel + r])
+			continue;
+		if ((rc = chart_text_width(c, F_VALUE, 0,
+					   c->t->releases[r].name, &w)))
+			return rc;
+		*out = fmax(*out, fmin(w, 120) + 7);
+	}
+	return 0;
+}
+
+/*
+ * The bands named right of the plot (chart_labels_stack()), the thickest
+ * at REV first; their thickness is in .h until then.
+ */
+static int layers_ends(struct chart *c, struct end_label *v,
+		       const struct text *tx, size_t m, double x0,
+		       double y0, double y1)
+{
+	struct end_label *by = malloc((m + 1) * sizeof(*by));
+	struct text *tb = malloc((m + 1) * sizeof(*tb));
+	size_t i, j;
+	int rc = 0;
+
+	if (!by || !tb) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < m; i++) {
+		for (j = i; j > 0 && by[j - 1].h < v[i].h; j--) {
+			by[j] = by[j - 1];
+			tb[j] = tb[j - 1];
+		}
+		by[j] = v[i];
+		tb[j] = tx[i];
+	}
+	for (i = 0; i < m; i++)
+		by[i].h = tb[i].h;
+	if (chart_labels_stack(by, m, x0 + 5, y0, y1) < 0)
+		rc = error_oom();
+	else
+		end_labels_draw(c, by, tb, m);
+done:
+	free(by);
+	free(tb);
+	return rc;
+}
+
+/*
+ * Beyond LEGEND_SWATCHES releases, the legend's ramp names only a few,
+ * so each band is named in itself where it is thick enough
+ * (chart_band_place()), and else, when it is there at REV, right of the
+ * plot beside its end, as many as stand apart: a band named nowhere
+ * could not be told from its neighbours.
+ */
+static int layers_names(struct chart *c, const struct layers *L,
+			const double *xs, double pt, double pb, double ymax)
+{
+	const struct snapshots *s = c->t->history;
+	size_t nrel = c->t->nreleases, n = s->n, r, k, m = 0;
+	uint64_t *below = calloc(n + 1, sizeof(*below));
+	double *top = malloc((n + 1) * sizeof(*top));
+	double *bot = malloc((n + 1) * sizeof(*bot));
+	struct end_label *v = calloc(nrel + 1, sizeof(*v));
+	struct text *tx = calloc(nrel + 1, sizeof(*tx));
+	int rc = 0;
+
+	if (!below || !top || !bot || !v || !tx) {
+		rc = error_oom();
+		goto done;
+	}
+	for (r = 0; r < nrel && !rc; r++) {
+		struct band_name b;
+		double cx, cy;
+
+		for (k = 0; k < n; k++) {
+			bot[k] = layers_y(L, k, below[k], pb, pb - pt, ymax);
+			below[k] += L->counts[k * nrel + r];
+			top[k] = layers_y(L, k, below[k], pb, pb - pt, ymax);
+		}
+		/* the unreleased bucket has its own swatch */
+		if (r >= c->nrel)
+			break;
+		if ((rc = chart_band_name_make(&b, c, r)))
+			break;
+		if (chart_band_place(xs, top, bot, n, b.t.w + 4, b.ink_h,
+				     xs[0], xs[n - 1], &cx, &cy)) {
+			chart_band_name_draw(c, &b, cx, cy,
+					     chart_release_rgb(c->t, c->th, r));
+			chart_text_free(&b.t);
+		} else if (bot[n - 1] - top[n - 1] >= 1) {
+			v[m] = (struct end_label){ .r = r, .ex = xs[n - 1],
+				.ey = (top[n - 1] + bot[n - 1]) / 2,
+				.w = b.t.w, .h = bot[n - 1] - top[n - 1] };
+			tx[m++] = b.t;
+		} else {
+			chart_text_free(&b.t);
+		}
+	}
+	if (!rc)
+		rc = layers_ends(c, v, tx, m, xs[n - 1], pt - 6, pb);
+done:
+	for (k = 0; tx && k < m; k++)
+		chart_text_free(&tx[k]);
+	free(below);
+	free(top);
+	free(bot);
+	free(v);
+	free(tx);
+	return rc;
+}
+
 static int draw_layers(struct chart *c, const void *arg)
 {
 	const struct layers *L = arg;
@@ -244,8 +427,10 @@ static int draw_layers(struct chart *c, const void *arg)
 		rc = error_oom();
 		goto done;
 	}
+	if ((rc = layers_margin(c, L, &w)))
+		goto done;
 	pl = round(PAD + ytitle.h + 8 + tick_w + 7);
-	pr = round(c->w - PAD - 4);
+	pr = round(c->w - PAD - 4 - w);
 	history_xs(s, pl, pr, xs);
 	if ((rc = history_labels(c, xs, 0, 0, &band)))
 		goto done;
@@ -269,6 +454,9 @@ static int draw_layers(struct chart *c, const void *arg)
 					 0.5, th->muted, NULL, NULL)))
 			goto done;
 	}
+	if (c->nrel > LEGEND_SWATCHES && s->n > 1 &&
+	    (rc = layers_names(c, L, xs, pt, pb, ymax)))
+		goto done;
 	chart_hline(c, pl, pr, pb, th->axis);
 	chart_text_draw_up(c, &ytitle, PAD + ytitle.h / 2,
 			   pt + ph / 2 - ytitle.w / 2, th->muted);
@@ -312,6 +500,8 @@ static void survival_curve(struct chart *c, const struct survival_plot *P,
 	for (k = s->survival[r].base; k < s->n; k++) {
 		double x = survival_x(P, s, r, k), y = survival_y(P, s, r, k);
 
+		if (snapshots_share(s, r, k) < 0) /* no point on this line */
+			continue;
 		if (k == s->survival[r].base)
 			cairo_move_to(c->cr, x, y);
 		else
@@ -418,6 +608,104 @@ void chart_labels_place(struct end_label *v, size_t n, double x0,
 					L->placed = 0;
 		}
 	}
+}
+
+/*
+ * The labels idx[0..m) of v (by their ends' ey, top down) in one column,
+ * in that order, 1 px apart: each at its end where there is room, and a
+ * run that would overlap spread round the mean of its ends (the place
+ * that moves them least), within y0..y1. Sets their y; 1 if every one
+ * stays within `reach` of its end.
+ */
+static int stack_fit(struct end_label *v, const size_t *idx, size_t m,
+		     double y0, double y1, double reach)
+{
+	size_t *first = malloc((m + 1) * sizeof(*first)), nc = 0, i, j;
+	double *top = malloc((m + 1) * sizeof(*top));
+	double *sum = malloc((m + 1) * sizeof(*sum));
+	double *hh = malloc((m + 1) * sizeof(*hh));
+	int ok = first && top && sum && hh;
+
+	for (i = 0; ok && i < m; i++) {
+		const struct end_label *L = &v[idx[i]];
+
+		first[nc] = i;
+		sum[nc] = L->ey - L->h / 2;
+		hh[nc] = L->h + 1;
+		top[nc] = fmin(fmax(sum[nc], y0), y1 - hh[nc]);
+		nc++;
+		/* merge with the runs above while they meet */
+		while (nc > 1 && top[nc - 2] + hh[nc - 2] > top[nc - 1]) {
+			size_t a = nc - 2, na = first[nc - 1] - first[a];
+			size_t nb = i + 1 - first[nc - 1];
+
+			/* each label's wish for the run's top: its own less
+			 * its offset in the run */
+			sum[a] += sum[nc - 1] - (double)nb * hh[a];
+			hh[a] += hh[nc - 1];
+			top[a] = fmin(fmax(sum[a] / (double)(na + nb), y0),
+				      y1 - hh[a]);
+			nc--;
+		}
+	}
+	for (j = 0; ok && j < nc; j++) {
+		size_t end = j + 1 < nc ? first[j + 1] : m;
+		double y = top[j];
+
+		for (i = first[j]; i < end; i++) {
+			struct end_label *L = &v[idx[i]];
+
+			L->y = round(y);
+			y += L->h + 1;
+			if (fabs(L->y + L->h / 2 - L->ey) > reach || L->y < y0 ||
+			    L->y + L->h > y1)
+				ok = 0;
+		}
+	}
+	free(first);
+	free(top);
+	free(sum);
+	free(hh);
+	return ok;
+}
+
+/*
+ * Names in one column at x beside the ends of bands (ex, ey), in the
+ * bands' order, within y0..y1 and at most SURVIVAL_REACH lines off their
+ * ends: v[] in the order to try them (the most telling first), each kept
+ * if it leaves room for those kept before (placed 1). 0, or -1 out of
+ * memory.
+ */
+int chart_labels_stack(struct end_label *v, size_t n, double x, double y0,
+		       double y1)
+{
+	size_t *idx = calloc(n + 1, sizeof(*idx)), m = 0, i, j;
+	double used = 0;
+
+	if (!idx)
+		return -1;
+	for (i = 0; i < n; i++) {
+		v[i].placed = 0;
+		if (used + v[i].h + 1 > y1 - y0)
+			continue;
+		/* insert i by ey, try, and take it out again if it fails */
+		for (j = m; j > 0 && v[idx[j - 1]].ey > v[i].ey; j--)
+			idx[j] = idx[j - 1];
+		idx[j] = i;
+		m++;
+		if (stack_fit(v, idx, m, y0, y1, SURVIVAL_REACH * v[i].h)) {
+			v[i].placed = 1;
+			used += v[i].h + 1;
+			continue;
+		}
+		memmove(&idx[j], &idx[j + 1], (m - j - 1) * sizeof(*idx));
+		m--;
+	}
+	stack_fit(v, idx, m, y0, y1, INFINITY);
+	for (i = 0; i < m; i++)
+		v[idx[i]].x = round(x);
+	free(idx);
+	return 0;
 }
 
 /*
@@ -555,21 +843,7 @@ static void survival_draw(struct chart *c, const struct survival_plot *P,
 				survival_curve(c, P, j);
 			}
 	cairo_restore(c->cr);
-	for (i = 0; i < n; i++) {
-		double cy = v[i].y + v[i].h / 2;
-		int left = v[i].x < v[i].ex;
-
-		if (fabs(cy - v[i].ey) > 1) {
-			chart_set_rgb(c, c->th->muted);
-			cairo_set_line_width(c->cr, 0.75);
-			cairo_move_to(c->cr, v[i].ex + (left ? -2 : 2),
-				      v[i].ey);
-			cairo_line_to(c->cr, left ? v[i].x + v[i].w + 1
-						  : v[i].x - 1, cy);
-			cairo_stroke(c->cr);
-		}
-		chart_text_draw(c, &tx[i], v[i].x, v[i].y, 0, 0, c->th->text);
-	}
+	end_labels_draw(c, v, tx, n);
 }
 
 static int draw_survival(struct chart *c, const void *arg)

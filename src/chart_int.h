@@ -234,6 +234,22 @@ int chart_legend_layout(struct legend *L, struct chart *c, double y);
 void chart_legend_release(struct legend *L);
 int chart_draw_legend(struct chart *c, double y, double *h);
 
+void chart_axis_thin(const double *x, size_t n, double w, double gap,
+		     double lo, double hi, double *at, unsigned char *keep);
+
+/* Names inside the bands of stacked releases, beyond LEGEND_SWATCHES. */
+struct band_name {
+	struct text t;
+	double ink_y, ink_h;    /* the ink's top in the layout, its height */
+};
+
+int chart_band_place(const double *x, const double *top, const double *bot,
+		     size_t n, double w, double h, double x_lo, double x_hi,
+		     double *cx, double *cy);
+int chart_band_name_make(struct band_name *b, struct chart *c, size_t r);
+void chart_band_name_draw(struct chart *c, const struct band_name *b,
+			  double cx, double cy, struct rgb bg);
+
 /* Calendar years in UTC, for the groups by year and the history's axis. */
 int chart_year_of(int64_t t);
 int64_t chart_year_start(int y);
@@ -267,6 +283,8 @@ struct end_label {
 
 void chart_labels_place(struct end_label *v, size_t n, double x0,
 			double x1, double y0, double y1);
+int chart_labels_stack(struct end_label *v, size_t n, double x, double y0,
+		       double y1);
 int chart_cohorts(struct charts *x);
 
 /* ---- chart_out.c ------------------------------------------------------ */

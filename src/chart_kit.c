@@ -107,7 +107,7 @@ size_t chart_released_count(const struct tally *t)
 
 /*
  * Release i takes the ramp at its rank among the releases that wrote
- * something at REV (chart_release_wrote()), so that the pages, which
+ * something (tally_release_silent()), so that the pages, which
  * ask with the whole tally, get the colours of the charts, which draw
  * only those. Beyond RAMP_PLAIN releases, neighbours on the ramp are
  * too close to tell apart (jq-1.5 and jq-1.6 of ten), so every other
@@ -124,7 +124,7 @@ struct rgb chart_release_rgb(const struct tally *t, const struct theme *th,
 	if (i >= n)
 		return th->unreleased;
 	for (j = 0; j < n; j++)
-		if (j == i || chart_release_wrote(&t->releases[j])) {
+		if (j == i || !tally_release_silent(t, j)) {
 			rank += j < i;
 			m++;
 		}
@@ -1083,6 +1083,140 @@ int chart_draw_legend(struct chart *c, double y, double *h)
 	*h = L.h;
 	chart_legend_release(&L);
 	return 0;
+}
+
+/*
+ * Labels of width w (across the axis) at x[0..n), ascending: where each
+ * goes (at[], kept within lo..hi) and which to draw (keep[]), so that no
+ * two drawn come closer than `gap`. The first and the last are always
+ * drawn (the oldest snapshot and REV); the others from the newest back,
+ * each where it stands apart from those drawn, so a crowd of early
+ * snapshots leaves its first. Only a plot too narrow for two labels
+ * drops the first.
+ */
+void chart_axis_thin(const double *x, size_t n, double w, double gap,
+		     double lo, double hi, double *at, unsigned char *keep)
+{
+	double room = w + gap, right;
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		at[k] = fmin(fmax(x[k], lo + w / 2), hi - w / 2);
+		keep[k] = 0;
+	}
+	if (!n)
+		return;
+	keep[n - 1] = 1;
+	if (n == 1)
+		return;
+	keep[0] = at[n - 1] - at[0] >= room;
+	right = at[n - 1];
+	for (k = n - 1; k-- > 1;) {
+		if (right - at[k] < room ||
+		    (keep[0] && at[k] - at[0] < room))
+			continue;
+		keep[k] = 1;
+		right = at[k];
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * Names inside bands. Beyond LEGEND_SWATCHES releases the legend is a
+ * ramp that names only some of them, so the charts of stacked releases
+ * name each band in itself where it is thick enough: a name a band can
+ * hold, in black or white, whichever stands out more on its colour.
+ */
+
+/* The band y = top(x)..bot(x), both straight between the points x[j]. */
+static double band_at(const double *x, const double *y, size_t n, double at)
+{
+	size_t j = 0;
+
+	if (at <= x[0])
+		return y[0];
+	while (j + 1 < n && x[j + 1] < at)
+		j++;
+	if (j + 1 >= n)
+		return y[n - 1];
+	if (x[j + 1] <= x[j])
+		return y[j + 1];
+	return y[j] + (y[j + 1] - y[j]) * (at - x[j]) / (x[j + 1] - x[j]);
+}
+
+/* The room a box x0..x1 has in the band: its lowest top and highest
+ * bottom there (a band bends only at the points x[j]). */
+static void band_room(const double *x, const double *top, const double *bot,
+		      size_t n, double x0, double x1, double *t, double *b)
+{
+	size_t j;
+
+	*t = fmax(band_at(x, top, n, x0), band_at(x, top, n, x1));
+	*b = fmin(band_at(x, bot, n, x0), band_at(x, bot, n, x1));
+	for (j = 0; j < n; j++)
+		if (x[j] >= x0 && x[j] <= x1) {
+			*t = fmax(*t, top[j]);
+			*b = fmin(*b, bot[j]);
+		}
+}
+
+/*
+ * Where a box w by h fits inside the band between top[] and bot[] (y
+ * grows downwards) at the points x[0..n), ascending, within x_lo..x_hi:
+ * centred on the point where the band has the most room around it, and
+ * half a pixel clear of its edges. *cx, *cy: the box's centre; 0 if it fits
+ * nowhere.
+ */
+int chart_band_place(const double *x, const double *top, const double *bot,
+		     size_t n, double w, double h, double x_lo, double x_hi,
+		     double *cx, double *cy)
+{
+	double best = -1;
+	size_t k;
+
+	if (!n || w > x_hi - x_lo)
+		return 0;
+	for (k = 0; k < n; k++) {
+		double c = fmin(fmax(x[k], x_lo + w / 2), x_hi - w / 2);
+		double t, b;
+
+		band_room(x, top, bot, n, c - w / 2, c + w / 2, &t, &b);
+		if (b - t >= h + 1 && b - t > best) {
+			best = b - t;
+			*cx = c;
+			*cy = (t + b) / 2;
+		}
+	}
+	return best >= 0;
+}
+
+/* A release's name to draw in its band: its text and its ink's height. */
+int chart_band_name_make(struct band_name *b, struct chart *c, size_t r)
+{
+	PangoRectangle ink;
+	int rc;
+
+	if ((rc = chart_text_make(&b->t, c, F_VALUE, 0, c->t->releases[r].name,
+				  120, PANGO_ELLIPSIZE_END)))
+		return rc;
+	pango_layout_get_extents(b->t.layout, &ink, NULL);
+	b->ink_y = (double)ink.y / PANGO_SCALE;
+	b->ink_h = (double)ink.height / PANGO_SCALE;
+	return 0;
+}
+
+/* The name with its ink centred at cx, cy, on colour bg. */
+void chart_band_name_draw(struct chart *c, const struct band_name *b,
+			  double cx, double cy, struct rgb bg)
+{
+	static const struct rgb black = { 0x10, 0x12, 0x14 };
+	static const struct rgb white = { 0xff, 0xff, 0xff };
+	/* relative luminance, roughly: black wins above about 0.18 */
+	double l = (0.2126 * bg.r * bg.r + 0.7152 * bg.g * bg.g +
+		    0.0722 * bg.b * bg.b) / (255.0 * 255.0);
+
+	chart_text_draw(c, &b->t, cx, cy - b->ink_y - b->ink_h / 2 + b->t.y,
+			0.5, 0, l > 0.18 ? black : white);
 }
 
 /* The year of a date, UTC. */

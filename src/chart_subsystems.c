@@ -255,6 +255,56 @@ done:
 	return rc;
 }
 
+/*
+ * Beyond LEGEND_SWATCHES releases, the legend's ramp names only a few:
+ * each release named in its widest segment, where its name fits.
+ */
+static int stack_names(struct chart *c, const struct hbars *h)
+{
+	const struct tally *t = c->t;
+	const struct rows *rows = c->rows;
+	double pw = h->pr - h->pl;
+	size_t i, r;
+	int rc = 0;
+
+	/* the unreleased bucket (past c->nrel) has its own swatch */
+	for (r = 0; r < c->nrel && !rc; r++) {
+		double best = 0, bx = 0, by = 0, y0, y1;
+		struct band_name b;
+
+		for (i = 0; i < rows->n; i++) {
+			const struct row *row = &rows->v[i];
+			uint64_t cum = 0;
+			double a, e;
+			size_t k;
+
+			if (!row->lines || !row->by_release[r])
+				continue;
+			for (k = 0; k < r; k++)
+				cum += row->by_release[k];
+			a = round(h->pl + pw * (double)cum / (double)row->lines);
+			cum += row->by_release[r];
+			e = round(h->pl + pw * (double)cum / (double)row->lines);
+			chart_hbars_row(h, i, &y0, &y1);
+			if (e - a > best) {
+				best = e - a;
+				bx = (a + e) / 2;
+				by = (y0 + y1) / 2;
+			}
+		}
+		if (best <= 0)
+			continue;
+		if ((rc = chart_band_name_make(&b, c, r)))
+			break;
+		chart_hbars_row(h, 0, &y0, &y1);
+		if (b.t.w + 4 <= best && b.ink_h + 1 <= y1 - y0)
+			chart_band_name_draw(c, &b, bx, by,
+					     chart_release_rgb(t, c->th, r));
+		chart_text_free(&b.t);
+	}
+	return rc;
+}
+
 static int draw_subsystems_stack(struct chart *c, const void *arg)
 {
 	const struct tally *t = c->t;
@@ -334,6 +384,8 @@ static int draw_subsystems_stack(struct chart *c, const void *arg)
 	}
 	if ((rc = chart_text_put(c, F_VALUE, 0, "lines", 0, h.pr + 5, h.pt - 3,
 				 0, 1, th->muted, NULL, NULL)))
+		goto done;
+	if (c->nrel > LEGEND_SWATCHES && (rc = stack_names(c, &h)))
 		goto done;
 	chart_hbars_draw_labels(c, &h);
 	chart_vline(c, h.pl - 1, h.pt, h.pb, th->axis);

@@ -152,6 +152,9 @@ static int commit_years(struct build *B)
 		int64_t t = B->o->date == COHORTS_AUTHOR ? hc->author_time
 							 : hc->time;
 
+		B->year_of[i] = UINT32_MAX;
+		if (hc->outside) /* no one's: no year of its own */
+			continue;
 		snprintf(name, sizeof(name), "%d", year_of_time(t));
 		if ((rc = builder_intern(&B->years, name, &B->year_of[i])) < 0)
 			return rc;
@@ -181,6 +184,30 @@ static int ident_author(struct build *B, const struct history_ident *id,
 	return 0;
 }
 
+/*
+ * The authors of the idents that commits of REV's history use: the
+ * commits only a release branch's snapshot has (history.h, `outside`)
+ * are no one's and make no row. of_ident[2i], [2i+1]: ident i's row and
+ * author; UINT32_MAX when unused.
+ */
+static int ident_authors(struct build *B, uint32_t *of_ident)
+{
+	const struct history *h = B->h;
+	int rc = 0;
+
+	for (size_t i = 0; i < 2 * h->nidents; i++)
+		of_ident[i] = UINT32_MAX;
+	for (size_t i = 0; i < h->n && rc == 0; i++) {
+		uint32_t a = h->commits[i].author;
+
+		if (h->commits[i].outside || of_ident[2 * a] != UINT32_MAX)
+			continue;
+		rc = ident_author(B, &h->idents[a], &of_ident[2 * a],
+				  &of_ident[2 * a + 1]);
+	}
+	return rc;
+}
+
 /* Authors: one name per ident after the mailmap; orgs per commit. */
 static int commit_authors(struct build *B)
 {
@@ -189,24 +216,25 @@ static int commit_authors(struct build *B)
 	uint32_t *of_ident = malloc(util_mul(ni, 2 * sizeof(*of_ident)));
 	char domain[256];
 	size_t i;
-	int rc = 0;
+	int rc;
 
 	if (!of_ident)
 		return error_oom();
-	for (i = 0; i < h->nidents && rc == 0; i++)
-		rc = ident_author(B, &h->idents[i], &of_ident[2 * i],
-				  &of_ident[2 * i + 1]);
+	rc = ident_authors(B, of_ident);
 	for (i = 0; i < h->n && rc == 0; i++) {
 		const struct history_commit *hc = &h->commits[i];
 		const struct history_ident *id = &h->idents[hc->author];
-		const char *org = orgmap_resolve(B->o->orgmap, id->email,
-						 hc->author_time, domain,
-						 sizeof(domain));
+		const char *org;
 
 		B->row_of[i] = of_ident[2 * hc->author];
 		B->author_of[i] = of_ident[2 * hc->author + 1];
+		B->org_of[i] = UINT32_MAX;
+		if (hc->outside)
+			continue;
 		B->c->author_rows.v[B->row_of[i]].commits++;
 		B->c->authors.v[B->author_of[i]].commits++;
+		org = orgmap_resolve(B->o->orgmap, id->email, hc->author_time,
+				     domain, sizeof(domain));
 		/* A bot's organisation is "(bots)", unless a map names it. */
 		if (B->c->authors.v[B->author_of[i]].bot &&
 		    (org == domain || !strcmp(org, ORGMAP_UNKNOWN)))

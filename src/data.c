@@ -515,9 +515,12 @@ static int write_survival_csv(const char *dir, const struct tally *t,
 			char date[40];
 			struct util_num share;
 			uint64_t n = snapshots_survived(s, r, k);
+			uint64_t of = snapshots_based(s, r, k);
 
+			if (!of) /* none of its commits on this line */
+				continue;
 			iso_date(date, sizeof(date), s->list[k].date);
-			share = util_percent(n, s->list[b].by_release[r], 2);
+			share = util_percent(n, of, 2);
 			data_csv_field(o.f, release_key(&t->releases[r]));
 			putc(',', o.f);
 			data_csv_field(o.f, s->list[k].name);
@@ -714,8 +717,9 @@ static void json_snapshots(FILE *f, const struct tally *t,
 		fprintf(f, ", \"commit\": \"%s\", ", hex);
 		json_opt_str(f, "release", p->release == SNAPSHOT_NONE ? NULL :
 			     release_key(&t->releases[p->release]));
-		fprintf(f, ", \"rev\": %s, \"lines\": %" PRIu64
-			", \"releases\": ", bool_str(p->is_rev), p->lines);
+		fprintf(f, ", \"rev\": %s, \"branch\": %s, \"lines\": %"
+			PRIu64 ", \"releases\": ", bool_str(p->is_rev),
+			bool_str(p->outside), p->lines);
 		json_by_release(f, t, p->by_release);
 		putc('}', f);
 	}
@@ -760,7 +764,12 @@ static void json_history(FILE *f, const struct tally *t)
 	fputs(s->n ? "\n    ],\n    \"survival\": [" :
 		     "],\n    \"survival\": [", f);
 	json_survival(f, t, s);
-	fputs("\n  }", f);
+	fputs(",\n    \"without_snapshot\": [", f);
+	for (size_t i = 0; i < s->nunsnapped; i++) {
+		fputs(i ? ", " : "", f);
+		data_json_string(f, release_key(&t->releases[s->unsnapped[i]]));
+	}
+	fputs("]\n  }", f);
 }
 
 static void json_untouched(FILE *f, const struct tally *t)

@@ -78,6 +78,7 @@ struct loader {
 	uint32_t *slots;
 	size_t nslots;
 	struct idents idents;
+	size_t nrev;                /* raw[0, nrev): REV's own history */
 };
 
 static uint32_t ident_hash(const char *s)
@@ -743,17 +744,23 @@ int history_load(struct history **out, struct repository *repo,
 typedef void (*progress_fn)(const char *stage, size_t done, size_t total,
 			    void *payload);
 
-/* Breadth-first over parents from the tip; every commit read once. */
+/*
+ * Breadth-first over parents from `tip`, adding what is not in yet;
+ * every commit read once.
+ */
 static int load_walk(struct loader *L, struct repository *repo,
 		     struct ahead *A, const git_oid *tip, int first_parent,
 		     progress_fn progress, void *payload)
 {
-	size_t i, j;
+	size_t i = L->n, j;
 	int rc;
 
+	if (L->nslots && lookup(L->slots, L->nslots, L->raw, sizeof(*L->raw),
+				tip) >= 0)
+		return 0;
 	if ((rc = add_commit(L, repo, A, tip, first_parent)) < 0)
 		return rc;
-	for (i = 0; i < L->n; i++) {
+	for (; i < L->n; i++) {
 		if (progress && i % 4096 == 0)
 			progress("commits", i, 0, payload);
 		for (j = 0; j < L->raw[i].nparents; j++) {
@@ -772,30 +779,19 @@ static int load_walk(struct loader *L, struct repository *repo,
 }
 
 /*
- * order[]: the commits in post-order depth-first from the tip, first
- * parents first: a side branch comes right before the merge that brings
- * it in, which keeps few blame states alive at once in the forward pass.
- * pos[]: the inverse. rparents[]: the pool's parents as loader indexes.
+ * Post-order depth-first from loader index `root`, first parents first,
+ * appending to order[] (*done_n so far) what no earlier walk reached.
  */
-static int load_order(const struct loader *L, uint32_t *rparents,
-		      uint32_t *order, uint32_t *pos)
+static void order_from(const struct loader *L, const uint32_t *rparents,
+		       uint32_t root, uint32_t *stack, uint32_t *next,
+		       uint32_t *order, uint32_t *pos, size_t *done_n)
 {
-	uint32_t *stack = malloc(util_mul(L->n, sizeof(*stack)));
-	uint32_t *next = calloc(L->n, sizeof(*next));
-	size_t i, sp = 0, done_n = 0;
+	size_t sp = 0;
 
-	if (!stack || !next) {
-		free(stack);
-		free(next);
-		return error_oom();
-	}
-	for (i = 0; i < L->npool; i++)
-		rparents[i] = (uint32_t)lookup(L->slots, L->nslots, L->raw,
-					       sizeof(*L->raw), &L->pool[i]);
-	for (i = 0; i < L->n; i++)
-		pos[i] = UINT32_MAX;
-	stack[sp++] = 0;
-	pos[0] = UINT32_MAX - 1; /* on the stack */
+	if (pos[root] != UINT32_MAX)
+		return;
+	stack[sp++] = root;
+	pos[root] = UINT32_MAX - 1; /* on the stack */
 	while (sp) {
 		uint32_t c = stack[sp - 1];
 
@@ -810,11 +806,48 @@ static int load_order(const struct loader *L, uint32_t *rparents,
 			continue;
 		}
 		sp--;
-		pos[c] = (uint32_t)done_n;
-		order[done_n++] = c;
+		pos[c] = (uint32_t)*done_n;
+		order[(*done_n)++] = c;
 	}
+}
+
+/*
+ * order[]: the commits in post-order depth-first, first parents first:
+ * a side branch comes right before the merge that brings it in, which
+ * keeps few blame states alive at once in the forward pass. The walks
+ * start at the extra tips outside REV's history (loader indices from
+ * L->nrev on), in the caller's order, and end at REV (index 0), which
+ * comes last: no extra tip contains it (history_load_union()).
+ * pos[]: the inverse. rparents[]: the pool's parents as loader indexes.
+ */
+static int load_order(const struct loader *L, uint32_t *rparents,
+		      const uint32_t *roots, size_t nroots, uint32_t *order,
+		      uint32_t *pos)
+{
+	uint32_t *stack = malloc(util_mul(L->n, sizeof(*stack)));
+	uint32_t *next = calloc(L->n, sizeof(*next));
+	size_t i, done_n = 0;
+
+	if (!stack || !next) {
+		free(stack);
+		free(next);
+		return error_oom();
+	}
+	for (i = 0; i < L->npool; i++)
+		rparents[i] = (uint32_t)lookup(L->slots, L->nslots, L->raw,
+					       sizeof(*L->raw), &L->pool[i]);
+	for (i = 0; i < L->n; i++)
+		pos[i] = UINT32_MAX;
+	for (i = 0; i < nroots; i++)
+		if (roots[i] >= L->nrev)
+			order_from(L, rparents, roots[i], stack, next, order,
+				   pos, &done_n);
+	order_from(L, rparents, 0, stack, next, order, pos, &done_n);
 	free(stack);
 	free(next);
+	if (L->n && order[L->n - 1] != 0)
+		return error_set("a snapshot's tag contains the revision "
+				 "blamed");
 	return 0;
 }
 
@@ -826,6 +859,7 @@ static int load_commits(struct history *h, struct loader *L,
 	size_t i, j;
 
 	h->n = L->n;
+	h->nrev = L->nrev;
 	h->commits = calloc(L->n ? L->n : 1, sizeof(*h->commits));
 	h->parents = malloc(util_mul(L->npool + 1, sizeof(*h->parents)));
 	if (!h->commits || !h->parents)
@@ -852,6 +886,7 @@ static int load_commits(struct history *h, struct loader *L,
 		c->author_time = r->author_time;
 		c->author = r->author;
 		c->boundary = r->boundary;
+		c->outside = order[i] >= L->nrev;
 		c->parents = (uint32_t)h->nparents;
 		c->nparents = r->nparents;
 		for (j = 0; j < r->nparents; j++) {
@@ -890,16 +925,51 @@ int history_load_progress(struct history **out, struct repository *repo,
 			  const git_oid *tip, int first_parent, unsigned jobs,
 			  progress_fn progress, void *payload)
 {
+	return history_load_union(out, repo, tip, NULL, 0, first_parent,
+				  jobs, progress, payload);
+}
+
+/* REV's history, then what the extra tips add; roots[]: their indices. */
+static int load_all(struct loader *L, struct ahead *A, uint32_t *roots,
+		    struct repository *repo, const git_oid *tip,
+		    const git_oid *extra, size_t nextra, int first_parent,
+		    progress_fn progress, void *payload)
+{
+	int rc;
+
+	if ((rc = load_walk(L, repo, A, tip, first_parent, progress,
+			    payload)) < 0)
+		return rc;
+	L->nrev = L->n;
+	for (size_t i = 0; i < nextra; i++) {
+		if ((rc = load_walk(L, repo, A, &extra[i], first_parent,
+				    progress, payload)) < 0)
+			return rc;
+		roots[i] = (uint32_t)lookup(L->slots, L->nslots, L->raw,
+					    sizeof(*L->raw), &extra[i]);
+	}
+	return 0;
+}
+
+int history_load_union(struct history **out, struct repository *repo,
+		       const git_oid *tip, const git_oid *extra,
+		       size_t nextra, int first_parent, unsigned jobs,
+		       progress_fn progress, void *payload)
+{
 	struct loader L = {0};
 	struct ahead A = {0};
 	struct history *h = NULL;
-	uint32_t *rparents = NULL, *order = NULL, *pos = NULL;
+	uint32_t *rparents = NULL, *order = NULL, *pos = NULL, *roots = NULL;
 	int rc = 0;
 
 	*out = NULL;
+	if (!(roots = malloc(util_mul(nextra + 1, sizeof(*roots))))) {
+		rc = error_oom();
+		goto done;
+	}
 	if ((rc = ahead_start(&A, repo, tip, jobs ? jobs : 1)) < 0 ||
-	    (rc = load_walk(&L, repo, &A, tip, first_parent, progress,
-			    payload)) < 0)
+	    (rc = load_all(&L, &A, roots, repo, tip, extra, nextra,
+			   first_parent, progress, payload)) < 0)
 		goto done;
 	/* Every commit is in: the helpers can stop. */
 	ahead_release(&A);
@@ -911,7 +981,7 @@ int history_load_progress(struct history **out, struct repository *repo,
 		goto done;
 	}
 	h->first_parent = first_parent;
-	if ((rc = load_order(&L, rparents, order, pos)) < 0 ||
+	if ((rc = load_order(&L, rparents, roots, nextra, order, pos)) < 0 ||
 	    (rc = load_commits(h, &L, rparents, order, pos)) < 0 ||
 	    (rc = load_index(h, &L)) < 0)
 		goto done;
@@ -924,6 +994,7 @@ done:
 	free(rparents);
 	free(order);
 	free(pos);
+	free(roots);
 	if (rc < 0)
 		history_free(h);
 	else

@@ -668,7 +668,7 @@ static void describe_run(struct report_info *info, const struct options *o,
 	info->jobs = (unsigned)o->jobs;
 	info->shallow = h->nboundary > 0;
 	info->nboundary = h->nboundary;
-	info->ncommits = h->n;
+	info->ncommits = h->nrev;
 	info->ndiffs = b->ndiffs;
 	/* The same input gives the same report: no wall clock by default. */
 	info->generated = o->generated >= 0 ? o->generated : info->commit_time;
@@ -737,11 +737,45 @@ done:
 }
 
 /*
+ * --history releases on release branches: the history again, now with
+ * the standing tags that REV does not contain, and the releases on it
+ * (the same releases; their tags now in the history).
+ */
+static int load_release_branches(struct options *o, struct repository *repo,
+				 struct history **h, struct releases **rel,
+				 const struct blame_options *bo)
+{
+	struct releases_options ro = {o->tags, o->group, o->tag_scope};
+	struct history *u = NULL;
+	git_oid *extra = NULL;
+	size_t nextra;
+	int rc;
+
+	if ((rc = snapshots_extra_tips(&extra, &nextra, *rel,
+				       o->history)) < 0 || !nextra)
+		goto done;
+	if ((rc = history_load_union(&u, repo,
+				     &(*h)->commits[(*h)->n - 1].oid, extra,
+				     nextra, o->first_parent,
+				     (unsigned)o->jobs, bo->progress,
+				     bo->progress_payload)) < 0)
+		goto done;
+	releases_free(*rel);
+	*rel = NULL;
+	history_free(*h);
+	*h = u;
+	rc = releases_compute(rel, repo, u, &ro);
+done:
+	free(extra);
+	return rc;
+}
+
+/*
  * Before the blame: the releases (table, report) and the snapshots of the
  * history, whose lines the engine hands over as it blames.
  */
 static int prepare_cohorts(struct options *o, struct repository *repo,
-			   const struct history *h, struct releases **rel,
+			   struct history **h, struct releases **rel,
 			   struct snapshots **snap, struct blame_options *bo)
 {
 	struct releases_options ro = {o->tags, o->group, o->tag_scope};
@@ -749,11 +783,13 @@ static int prepare_cohorts(struct options *o, struct repository *repo,
 
 	if (o->cmd == OPTIONS_BLAME)
 		return 0;
-	if ((rc = releases_compute(rel, repo, h, &ro)) < 0)
+	if ((rc = releases_compute(rel, repo, *h, &ro)) < 0)
 		return rc;
 	if (o->history == SNAPSHOTS_NONE)
 		return 0;
-	if ((rc = snapshots_choose(snap, h, *rel, o->history, o->rev, NULL,
+	if ((rc = load_release_branches(o, repo, h, rel, bo)) < 0)
+		return rc;
+	if ((rc = snapshots_choose(snap, *h, *rel, o->history, o->rev, NULL,
 				   NULL)) < 0)
 		return rc;
 	snapshots_engine_options(*snap, bo);
@@ -851,7 +887,7 @@ static int run(struct options *o)
 	bo.want_payload = o;
 	bo.progress = prog.on ? progress_cb : NULL;
 	bo.progress_payload = &prog;
-	if ((rc = prepare_cohorts(o, repo, h, &rel, &snap, &bo)) < 0)
+	if ((rc = prepare_cohorts(o, repo, &h, &rel, &snap, &bo)) < 0)
 		goto done;
 	if (o->cmd != OPTIONS_BLAME)
 		util_stages_end(&run_stages, "releases");

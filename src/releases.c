@@ -14,6 +14,7 @@
 #include "strata/releases.h"
 
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,7 +62,8 @@ struct tag_entry {
 	git_oid oid;          /* the tagged commit */
 	char *release;        /* release name */
 	uint32_t rel;         /* index into the release list */
-	unsigned reaches:1;   /* contains a commit of the history */
+	unsigned reaches:1;   /* contains a commit of REV's history */
+	unsigned contains_rev:1; /* contains REV's commit */
 };
 
 struct collector {
@@ -378,12 +380,14 @@ static int push_tag(struct collector *c, const char *name, int64_t date,
 }
 
 /*
- * A matching tag on commit `oid` off the history: it counts with
+ * A matching tag on commit `oid` off REV's history: it counts with
  * RELEASES_DATED when dated no later than REV's commit. `dated`: the tag
- * has a tagger date; else it takes its commit's date.
+ * has a tagger date; else it takes its commit's date. `idx`: the
+ * commit's index when the history has it (outside REV's), else -1.
  */
 static int add_outside(struct collector *c, const char *name,
-		       const git_oid *oid, int64_t date, int dated)
+		       const git_oid *oid, int64_t idx, int64_t date,
+		       int dated)
 {
 	git_oid *parents = NULL;
 	uint32_t np;
@@ -392,7 +396,9 @@ static int add_outside(struct collector *c, const char *name,
 	c->noutside++;
 	if (c->scope != RELEASES_DATED)
 		return 0;
-	if (!dated) {
+	if (!dated && idx >= 0) {
+		date = c->h->commits[idx].time;
+	} else if (!dated) {
 		rc = history_read_parents(&parents, &np, &date, c->repo, oid,
 					  c->h->first_parent);
 		free(parents);
@@ -403,7 +409,8 @@ static int add_outside(struct collector *c, const char *name,
 		c->nlater++;
 		return 0;
 	}
-	return push_tag(c, name, date, RELEASES_OFF_HISTORY, oid);
+	return push_tag(c, name, date,
+			idx >= 0 ? (uint32_t)idx : RELEASES_OFF_HISTORY, oid);
 }
 
 /*
@@ -539,6 +546,8 @@ static int add_ref(struct collector *c, const char *name, const git_oid *oid)
 	int dated = 0, rc;
 
 	idx = history_find(h, oid);
+	if (idx >= 0 && h->commits[idx].outside)
+		return add_outside(c, name, oid, idx, 0, 0);
 	if (idx >= 0) /* a lightweight tag on a commit of the history */
 		return push_tag(c, name, h->commits[idx].time, (uint32_t)idx,
 				oid);
@@ -553,8 +562,8 @@ static int add_ref(struct collector *c, const char *name, const git_oid *oid)
 		return 0;
 	}
 	idx = history_find(h, &cur);
-	if (idx < 0)
-		return add_outside(c, name, &cur, date, dated);
+	if (idx < 0 || h->commits[idx].outside)
+		return add_outside(c, name, &cur, idx, date, dated);
 	if (!dated)
 		date = h->commits[idx].time;
 	return push_tag(c, name, date, (uint32_t)idx, &cur);
@@ -632,9 +641,9 @@ void releases_free(struct releases *r)
 }
 
 /*
- * Group the sorted tags into releases: a release's position is that of its
- * first tag, so releases come out ordered by their earliest tag's date
- * (then that tag's name). Sets c->v[i].rel; returns the count in *nrel.
+ * Group the sorted tags into releases, numbered in the order of their
+ * first tags (order_releases() puts them in the order they shipped).
+ * Sets c->v[i].rel; returns the count in *nrel.
  */
 static int group_tags(struct collector *c, size_t *nrel)
 {
@@ -691,7 +700,8 @@ struct off_commit {
 	uint32_t parents;     /* into marker.pool */
 	uint32_t nparents;
 	unsigned state:2;
-	unsigned reaches:1;   /* it or an ancestor is in the history */
+	unsigned reaches:1;   /* it or an ancestor is in REV's history */
+	unsigned tip:1;       /* it or an ancestor is REV's commit */
 };
 
 struct off_frame {
@@ -703,6 +713,11 @@ struct marker {
 	struct repository *repo;
 	uint32_t *of_commit;  /* per history index: tag index or NO_RELEASE */
 	uint32_t *stack;      /* for the walks in the history */
+	/*
+	 * Per history index, 1 if the commit or an ancestor is of REV's
+	 * own history; NULL when every commit is (no outside ones).
+	 */
+	unsigned char *reach;
 	struct off_commit *off;
 	size_t noff, aoff;
 	uint32_t *slots;      /* oid -> index into off, + 1; 0 is empty */
@@ -820,13 +835,25 @@ static int push_frame(struct marker *m, uint32_t node)
 	return 0;
 }
 
+static int reaches_rev(const struct marker *m, size_t i)
+{
+	return !m->reach || m->reach[i];
+}
+
+/* A commit off the history contains what its parent contains. */
+static void inherit(struct off_commit *child, const struct off_commit *p)
+{
+	child->reaches |= p->reaches;
+	child->tip |= p->tip;
+}
+
 /*
  * Tag t off the history: a depth-first walk over the commits off the
  * history it contains, claiming those of the history it reaches. Sets
  * *reaches when it contains a commit of the history.
  */
 static int walk_off(struct marker *m, uint32_t t, const git_oid *oid,
-		    int *reaches)
+		    int *reaches, int *tip)
 {
 	uint32_t root, k;
 	int rc;
@@ -844,25 +871,27 @@ static int walk_off(struct marker *m, uint32_t t, const git_oid *oid,
 		if (f->next == m->off[node].nparents) {
 			m->off[node].state = OFF_DONE;
 			if (--m->nframes)
-				m->off[m->frames[m->nframes - 1].node]
-					.reaches |= m->off[node].reaches;
+				inherit(&m->off[m->frames[m->nframes - 1]
+						.node], &m->off[node]);
 			continue;
 		}
 		git_oid_cpy(&p, &m->pool[m->off[node].parents + f->next++]);
 		if ((i = history_find(m->h, &p)) >= 0) {
 			claim(m, (uint32_t)i, t);
-			m->off[node].reaches = 1;
+			m->off[node].reaches |= reaches_rev(m, (size_t)i);
+			m->off[node].tip |= (size_t)i + 1 == m->h->n;
 			continue;
 		}
 		if ((rc = off_get(&k, m, &p)) < 0)
 			return rc;
 		if (m->off[k].state == OFF_DONE)
-			m->off[node].reaches |= m->off[k].reaches;
+			inherit(&m->off[node], &m->off[k]);
 		else if (m->off[k].state == OFF_NEW &&
 			 (rc = push_frame(m, k)) < 0)
 			return rc; /* OFF_ACTIVE: a cycle (grafts), passed */
 	}
 	*reaches = m->off[root].reaches;
+	*tip = m->off[root].tip;
 	return 0;
 }
 
@@ -870,10 +899,34 @@ static void marker_release(struct marker *m)
 {
 	free(m->of_commit);
 	free(m->stack);
+	free(m->reach);
 	free(m->off);
 	free(m->slots);
 	free(m->pool);
 	free(m->frames);
+}
+
+/*
+ * m->reach, when the history has commits outside REV's: in the history's
+ * order parents come first, so one pass finds every commit that is of
+ * REV's history or descends from one.
+ */
+static int mark_reach(struct marker *m)
+{
+	const struct history *h = m->h;
+
+	if (h->nrev == h->n)
+		return 0;
+	if (!(m->reach = malloc(h->n)))
+		return error_oom();
+	for (size_t i = 0; i < h->n; i++) {
+		const uint32_t *p = history_parents(h, i);
+
+		m->reach[i] = !h->commits[i].outside;
+		for (uint32_t k = 0; k < h->commits[i].nparents; k++)
+			m->reach[i] |= m->reach[p[k]];
+	}
+	return 0;
 }
 
 /* Mark every commit with its tag (an index into v), or NO_RELEASE. */
@@ -887,17 +940,23 @@ static int mark_commits(struct marker *m, struct tag_entry *v, size_t n)
 	m->stack = malloc(nh * sizeof(*m->stack));
 	if (!m->of_commit || !m->stack)
 		return error_oom();
+	if ((rc = mark_reach(m)) < 0)
+		return rc;
 	for (size_t i = 0; i < h->n; i++)
 		m->of_commit[i] = NO_RELEASE;
 	for (size_t t = 0; t < n; t++) {
-		int reaches = 1;
+		int reaches = 1, tip = 0;
 
-		if (v[t].commit != RELEASES_OFF_HISTORY)
+		if (v[t].commit != RELEASES_OFF_HISTORY) {
 			claim(m, v[t].commit, (uint32_t)t);
-		else if ((rc = walk_off(m, (uint32_t)t, &v[t].oid,
-					&reaches)) < 0)
+			reaches = reaches_rev(m, v[t].commit);
+			tip = v[t].commit + 1 == h->n;
+		} else if ((rc = walk_off(m, (uint32_t)t, &v[t].oid,
+					  &reaches, &tip)) < 0) {
 			return rc;
+		}
 		v[t].reaches = reaches != 0;
+		v[t].contains_rev = tip != 0;
 	}
 	return 0;
 }
@@ -985,6 +1044,10 @@ static int build(struct releases *r, struct collector *c, size_t nrel,
 		c->v[i].name = NULL;
 		t->date = c->v[i].date;
 		t->commit = c->v[i].commit;
+		git_oid_cpy(&t->oid, &c->v[i].oid);
+		t->in_rev = t->commit != RELEASES_OFF_HISTORY &&
+			    !h->commits[t->commit].outside;
+		t->contains_rev = c->v[i].contains_rev;
 	}
 	if (unreleased) {
 		struct release *rel = &r->list[r->n];
@@ -999,7 +1062,8 @@ static int build(struct releases *r, struct collector *c, size_t nrel,
 		r->n++;
 	}
 	for (size_t i = 0; i < h->n; i++)
-		r->list[r->of_commit[i]].commits++;
+		if (!h->commits[i].outside)
+			r->list[r->of_commit[i]].commits++;
 	return 0;
 }
 
@@ -1034,6 +1098,65 @@ static int set_standing(struct releases *r)
 	return rc;
 }
 
+/*
+ * The order of the list: by the date of the standing tag, the day the
+ * release shipped (then its name, bytewise), the unreleased bucket last.
+ * By its first tag instead, a release whose pre-releases began long
+ * before it shipped would come before releases that shipped earlier
+ * (redis's 3.0.0-beta1 of 2012 put 3.0.0 of 2015 before 2.6.0).
+ */
+static int64_t shipped(const struct release *r)
+{
+	return r->standing ? r->standing->date : r->first_date;
+}
+
+static int cmp_shipped(const void *a, const void *b)
+{
+	const struct release *x = *(const struct release *const *)a;
+	const struct release *y = *(const struct release *const *)b;
+	int c;
+
+	if (x->unreleased || y->unreleased)
+		return (int)x->unreleased - (int)y->unreleased;
+	if (shipped(x) != shipped(y))
+		return shipped(x) < shipped(y) ? -1 : 1;
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	return x < y ? -1 : x > y; /* as they were: by their first tags */
+}
+
+/* Sorts r->list by cmp_shipped(), and r->of_commit (n commits) along. */
+static int order_releases(struct releases *r, size_t n)
+{
+	const struct release **by = malloc((r->n ? r->n : 1) * sizeof(*by));
+	struct release *list = calloc(r->n + 1, sizeof(*list));
+	uint32_t *to = malloc((r->n ? r->n : 1) * sizeof(*to));
+	size_t i;
+	int rc = 0;
+
+	if (!by || !list || !to) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < r->n; i++)
+		by[i] = &r->list[i];
+	qsort(by, r->n, sizeof(*by), cmp_shipped);
+	for (i = 0; i < r->n; i++) {
+		list[i] = *by[i];
+		to[by[i] - r->list] = (uint32_t)i;
+	}
+	for (i = 0; i < n; i++)
+		r->of_commit[i] = to[r->of_commit[i]];
+	free(r->list);
+	r->list = list;
+	list = NULL;
+done:
+	free(by);
+	free(list);
+	free(to);
+	return rc;
+}
+
 int releases_parse_scope(enum releases_scope *out, const char *s)
 {
 	if (!strcmp(s, "dated"))
@@ -1044,6 +1167,96 @@ int releases_parse_scope(enum releases_scope *out, const char *s)
 		return error_setc(STRATA_EUSAGE, "invalid value '%s' for "
 				  "'--tag-scope': expected dated or merged", s);
 	return 0;
+}
+
+/*
+ * The length of a release key's project prefix: up to a '-' or '_' that
+ * a digit follows, before any other digit ("jq-1.6": 3; "1.6": 0).
+ */
+static size_t key_prefix(const char *k)
+{
+	for (size_t i = 0; k[i] && (k[i] < '0' || k[i] > '9'); i++)
+		if ((k[i] == '-' || k[i] == '_') && k[i + 1] >= '0' &&
+		    k[i + 1] <= '9')
+			return i + 1;
+	return 0;
+}
+
+struct by_version {
+	const char *key;
+	size_t prefix;        /* key_prefix(key) */
+	uint32_t tag;
+};
+
+static int cmp_by_version(const void *a, const void *b)
+{
+	const struct by_version *x = a, *y = b;
+	int c = strcmp(x->key + x->prefix, y->key + y->prefix);
+
+	if (c)
+		return c;
+	if (x->prefix != y->prefix)
+		return x->prefix < y->prefix ? -1 : 1;
+	return memcmp(x->key, y->key, x->prefix);
+}
+
+/* Tags v[i, j) share a version: the unprefixed ones take the prefix. */
+static int adopt_one(struct collector *c, const struct by_version *v,
+		     size_t i, size_t j)
+{
+	size_t k = i;
+
+	while (k < j && !v[k].prefix)
+		k++;
+	/* None, or two projects' (foo-1.0, bar-1.0): nothing to adopt. */
+	if (k == i || k == j || v[j - 1].prefix != v[k].prefix ||
+	    memcmp(v[j - 1].key, v[k].key, v[k].prefix))
+		return 0;
+	for (size_t t = i; t < k; t++) {
+		size_t n = v[k].prefix + strlen(v[t].key) + 1;
+		char *key = malloc(n);
+
+		if (!key)
+			return error_oom();
+		snprintf(key, n, "%.*s%s", (int)v[k].prefix, v[k].key,
+			 v[t].key);
+		free(c->v[v[t].tag].release);
+		c->v[v[t].tag].release = key;
+	}
+	return 0;
+}
+
+/*
+ * One version, one release, also when only some of its tags carry the
+ * project's name (jq's 1.6rc1 and 1.6rc2, then jq-1.6): a key without a
+ * prefix joins the one prefixed key of its version. Not under --group,
+ * which names releases as the user says.
+ */
+static int adopt_prefixes(struct collector *c, const struct namer *nm)
+{
+	struct by_version *v;
+	size_t i, j;
+	int rc = 0;
+
+	if (nm->has_group || c->n < 2)
+		return 0;
+	if (!(v = malloc(c->n * sizeof(*v))))
+		return error_oom();
+	for (i = 0; i < c->n; i++) {
+		v[i].key = c->v[i].release;
+		v[i].prefix = key_prefix(v[i].key);
+		v[i].tag = (uint32_t)i;
+	}
+	qsort(v, c->n, sizeof(*v), cmp_by_version);
+	for (i = 0; i < c->n && rc == 0; i = j) {
+		for (j = i + 1; j < c->n && !strcmp(v[j].key + v[j].prefix,
+						    v[i].key + v[i].prefix);
+		     j++)
+			;
+		rc = adopt_one(c, v, i, j);
+	}
+	free(v);
+	return rc;
 }
 
 /* The matching tags that count, sorted by (date, name) and named. */
@@ -1063,7 +1276,7 @@ static int collect_tags(struct collector *c, const struct namer *nm)
 	for (size_t i = 0; i < c->n; i++)
 		if ((rc = namer_key(&c->v[i].release, nm, c->v[i].name)) < 0)
 			return rc;
-	return 0;
+	return adopt_prefixes(c, nm);
 }
 
 /* Each release named as its standing tag names it (namer_key()). */
@@ -1146,7 +1359,8 @@ int releases_compute(struct releases **out, struct repository *repo,
 		goto done;
 	}
 	if ((rc = map_commits(r, &c)) < 0 ||
-	    (rc = name_releases(r, &nm)) < 0)
+	    (rc = name_releases(r, &nm)) < 0 ||
+	    (rc = order_releases(r, h->n)) < 0)
 		goto done;
 	*out = r;
 	r = NULL;

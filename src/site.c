@@ -258,34 +258,16 @@ static int site_prepare(struct site *s)
 		goto done;
 	}
 	for (size_t r = 0; r < t->nreleases; r++) {
-		if (site_release_silent(t, r))
-			s->nsilent++;
-		else
+		enum tally_silence why = tally_release_silent(t, r);
+
+		if (why == TALLY_WROTE)
 			s->shown[s->nshown++] = r;
+		s->nsilent += why != TALLY_WROTE;
+		s->nsilent_on += why == TALLY_SILENT_ON_HISTORY;
 	}
 done:
 	free(fill);
 	return rc;
-}
-
-/*
- * A release that wrote nothing REV's history holds: no commit of it, no
- * line at REV or at any snapshot (a maintenance tag on another branch
- * whose fixes were cherry-picked). The pages' release tables leave it
- * out; releases.csv keeps it.
- */
-int site_release_silent(const struct tally *t, size_t r)
-{
-	const struct tally_release *tr = &t->releases[r];
-	const struct snapshots *h = t->history;
-
-	if (tr->unreleased || r == 0 || tr->lines ||
-	    (tr->release && tr->release->commits))
-		return 0;
-	for (size_t k = 0; h && k < h->n; k++)
-		if (h->list[k].by_release[r])
-			return 0;
-	return 1;
 }
 
 static void site_release(struct site *s)

@@ -164,9 +164,37 @@ static int history_survival(struct site *s, struct template_dict *d)
 		TRY(site_set_display(row, "BASE", h->list[sv->base].name));
 		TRY(template_dict_set(row, "LINES", util_count(base).s));
 		TRY(template_dict_set(row, "LEFT", util_percent(
-			h->list[h->n - 1].by_release[r], base, 1).s));
+			snapshots_survived(h, r, h->n - 1),
+			snapshots_based(h, r, h->n - 1), 1).s));
 		TRY(template_dict_set(row, "HALF_LIFE", sv->has_half_life ?
 			half_life(sv->half_life_days).s : "not yet"));
+	}
+done:
+	return rc;
+}
+
+/*
+ * The snapshots on release branches, and the releases without one (their
+ * tag contains REV's commit), named so that none goes unsaid.
+ */
+static int history_branches(struct site *s, struct template_dict *d)
+{
+	const struct snapshots *h = s->t->history;
+	struct template_dict *sec;
+	size_t nbranch = 0;
+	int rc = 0;
+
+	for (size_t k = 0; k < h->n; k++)
+		nbranch += h->list[k].outside;
+	if (nbranch) {
+		TRY(template_dict_add(&sec, d, "BRANCHES"));
+		TRY(site_set_counted(sec, "N_BRANCH", nbranch, "of them",
+				     "of them"));
+	}
+	for (size_t i = 0; i < h->nunsnapped; i++) {
+		TRY(template_dict_add(&sec, d, "UNSNAPPED"));
+		TRY(site_set_display(sec, "NAME",
+				     s->t->releases[h->unsnapped[i]].name));
 	}
 done:
 	return rc;
@@ -195,6 +223,7 @@ static int history_figures(struct site *s, struct template_dict *d)
 	/* "release after release", "year after year" */
 	TRY(template_dict_set(d, "PERIOD", h->when == SNAPSHOTS_RELEASES ?
 			      "release" : snapshots_when_name(h->when)));
+	TRY(history_branches(s, d));
 done:
 	return rc;
 }

@@ -1,6 +1,6 @@
 /*
  * site index: index.html, the report's front page: the headline
- * figures, how they were made, the charts, and a row per subsystem.
+ * figures, the charts, and a row per subsystem.
  */
 #include "site_int.h"
 
@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "strata/chart.h"
 #include "strata/error.h"
@@ -82,170 +80,6 @@ size_t site_real_releases(const struct tally *t)
 	return n;
 }
 
-static int set_join(struct template_dict *d, const char *key,
-		    const char *const *list, size_t n)
-{
-	size_t len = 1;
-	char *s, *o;
-	int rc;
-
-	for (size_t i = 0; i < n; i++)
-		len += strlen(list[i]) + 1;
-	s = o = malloc(len);
-	if (!s)
-		return error_oom();
-	*o = '\0';
-	for (size_t i = 0; i < n; i++)
-		o += sprintf(o, "%s%s", i ? " " : "", list[i]);
-	rc = site_set_display(d, key, s);
-	free(s);
-	return rc;
-}
-
-/*
- * The seconds since the process started, as the kernel counts them
- * (/proc/self/stat's start time against CLOCK_BOOTTIME), or -1: the run's
- * whole time, publishing included, when the index is the last page
- * written. report_info's seconds_total stops before publishing.
- */
-static double process_seconds(void)
-{
-	char buf[1024], *p;
-	unsigned long long start;
-	struct timespec now;
-	long tick = sysconf(_SC_CLK_TCK);
-	size_t n;
-	FILE *f = fopen("/proc/self/stat", "r");
-
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* the name may hold anything: fields count from its last ')'; the
-	 * start time is the 22nd */
-	if (!(p = strrchr(buf, ')')) || tick <= 0 ||
-	    clock_gettime(CLOCK_BOOTTIME, &now))
-		return -1;
-	for (int field = 2; field < 22; field++)
-		if (!(p = strchr(p + 1, ' ')))
-			return -1;
-	if (sscanf(p, " %llu", &start) != 1)
-		return -1;
-	return (double)now.tv_sec + now.tv_nsec / 1e9 -
-	       (double)start / (double)tick;
-}
-
-/*
- * The time taken, in tenths as the page shows them, so that the parts
- * add up to the whole: reading history, blaming, and the rest (tallying
- * and publishing), which is what remains of the whole.
- */
-struct run_times {
-	double whole, history, blame, rest;
-};
-
-static struct run_times run_times(const struct report_info *info)
-{
-	double p = process_seconds();
-	long long w = llround(10 * (p > info->seconds_total ? p :
-				     info->seconds_total));
-	long long h = llround(10 * info->seconds_history);
-	long long b = llround(10 * info->seconds_blame);
-	struct run_times rt;
-
-	if (w < h + b)
-		w = h + b;
-	rt.whole = w / 10.0;
-	rt.history = h / 10.0;
-	rt.blame = b / 10.0;
-	rt.rest = (w - h - b) / 10.0;
-	return rt;
-}
-
-static int index_method(struct site *s, struct template_dict *d)
-{
-	const struct report_info *info = s->info;
-	struct template_dict *sec, *item;
-	int rc;
-
-	TRY(template_dict_setf(d, "SHORT", "%.7s", info->commit));
-	TRY(template_dict_set(d, "COMMIT_DATE",
-			      site_date(info->commit_time).s));
-	TRY(site_set_counted(d, "N_COMMITS", info->ncommits, "commit",
-			     "commits"));
-	TRY(site_set_counted(d, "N_DIFFS", info->ndiffs, "file diff",
-			     "file diffs"));
-	TRY(site_set_counted(d, "N_LEVELS", info->depth ? info->depth :
-			     s->t->depth, "level", "levels"));
-	if (info->first_parent)
-		TRY(template_dict_show(d, "FIRST_PARENT"));
-	if (info->shallow) {
-		TRY(template_dict_add(&sec, d, "SHALLOW"));
-		TRY(site_set_counted(sec, "N_BOUNDARY", info->nboundary,
-				     "commit",
-				     "commits"));
-	} else {
-		TRY(template_dict_show(d, "NOT_SHALLOW"));
-	}
-	TRY(site_set_display(d, "TAGS_ERE", info->tags_ere ? info->tags_ere :
-			     "(the default)"));
-	TRY(site_set_scope(d, s));
-	TRY(template_dict_show(d, info->ignore_whitespace ?
-			       "IGNORE_WHITESPACE" : "WHITESPACE"));
-	if (info->nignore_revs) {
-		TRY(template_dict_add(&sec, d, "IGNORE_REVS"));
-		TRY(site_set_counted(sec, "N_REVS", info->nignore_revs,
-				     "revision",
-				     "revisions"));
-		for (size_t i = 0; i < info->nignore_revs; i++) {
-			TRY(template_dict_add(&item, sec, "IGNORED"));
-			TRY(site_set_display(item, "HASH",
-					     info->ignore_revs[i]));
-		}
-	}
-	if (info->ninclude) {
-		TRY(template_dict_add(&sec, d, "INCLUDE"));
-		TRY(set_join(sec, "PATTERNS", info->include, info->ninclude));
-	} else {
-		TRY(template_dict_show(d, "ALL_FILES"));
-	}
-	if (info->nexclude) {
-		TRY(template_dict_add(&sec, d, "EXCLUDE"));
-		TRY(set_join(sec, "PATTERNS", info->exclude, info->nexclude));
-	}
-	if (info->skip_vendored)
-		TRY(template_dict_show(d, "SKIP_VENDORED"));
-	/* What the filters left out, so that the figures can be defended. */
-	if (info->ninclude || info->nexclude || info->skip_vendored) {
-		TRY(template_dict_add(&sec, d, "LEFT_OUT"));
-		TRY(site_set_counted(sec, "N_FILES", info->left_globs_files +
-				     info->left_vendored_files, "text file",
-				     "text files"));
-		TRY(site_set_counted(sec, "N_LINES", info->left_globs_lines +
-				     info->left_vendored_lines, "line",
-				     "lines"));
-	}
-	/*
-	 * Times and jobs differ from run to run and machine to machine: left
-	 * out when SOURCE_DATE_EPOCH asks for reproducible output, as in
-	 * report.json.
-	 */
-	if (info->seconds_total > 0 && !info->reproducible) {
-		struct run_times rt = run_times(info);
-
-		TRY(template_dict_add(&sec, d, "TIMES"));
-		TRY(template_dict_set(sec, "TOTAL", site_seconds(rt.whole).s));
-		TRY(template_dict_set(sec, "HISTORY",
-				      site_seconds(rt.history).s));
-		TRY(template_dict_set(sec, "BLAME", site_seconds(rt.blame).s));
-		TRY(template_dict_set(sec, "REST", site_seconds(rt.rest).s));
-		TRY(site_set_counted(sec, "N_JOBS", info->jobs, "job", "jobs"));
-	}
-done:
-	return rc;
-}
-
 int site_chart_row(struct site *s, struct template_dict *d,
 		   const char *name, const char *title)
 {
@@ -268,7 +102,7 @@ done:
 static size_t newest_release(const struct tally *t)
 {
 	for (size_t r = t->nreleases; r-- > 1;)
-		if (!t->releases[r].unreleased && !site_release_silent(t, r))
+		if (!t->releases[r].unreleased && !tally_release_silent(t, r))
 			return r;
 	return t->nreleases;
 }
@@ -661,7 +495,6 @@ int site_write_index(struct site *s)
 	TRY(index_headline(s, d));
 	TRY(index_releases(s, d));
 	TRY(index_subsystems(s, d));
-	TRY(index_method(s, d));
 	TRY(site_history_summary(s, d, "OVER_TIME"));
 	TRY(index_charts(s, d));
 	rc = site_page_write(s, "index.html", "index.tpl", d);

@@ -60,9 +60,12 @@ struct site {
 	size_t *below;          /* file indices */
 	uint64_t *below_lines;  /* per dir: lines of those files */
 	const char *first;      /* name of the first release */
-	/* the releases the pages' tables show, and how many they leave out */
+	/*
+	 * the releases the pages' tables show, and how many they leave out
+	 * (tally_release_silent()): in all, and of those on REV's history
+	 */
 	size_t *shown, nshown;
-	size_t nsilent;
+	size_t nsilent, nsilent_on;
 };
 
 /* The page a page's header marks as the current one. */
@@ -73,7 +76,6 @@ enum nav {
 
 /* ---- site.c: set-up --------------------------------------------------- */
 
-int site_release_silent(const struct tally *t, size_t r);
 size_t site_below_count(const struct site *s, size_t d);
 size_t site_biggest(const struct site *s, const uint64_t *by);
 
@@ -99,7 +101,6 @@ int site_set_img_href(struct template_dict *d, const char *key,
 		      struct site *s, const char *name, const char *suffix);
 int site_figure(struct site *s, struct template_dict *d, const char *key,
 		const char *name, const char *alt, const char *caption);
-int site_set_scope(struct template_dict *d, const struct site *s);
 int site_page_new(struct template_dict **out, struct site *s,
 		  const char *file, const char *title, enum nav current);
 int site_page_write(struct site *s, const char *file, const char *tpl,

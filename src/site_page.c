@@ -6,9 +6,11 @@
 #include "site_int.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "strata/chart.h"
@@ -266,7 +268,7 @@ static char *way_up(const char *file)
  * Which tags made the releases, said on every page (a figure quoted from
  * any page can be checked): TAG_SCOPE, and GROUP_ERE or NO_GROUP.
  */
-int site_set_scope(struct template_dict *d, const struct site *s)
+static int site_set_scope(struct template_dict *d, const struct site *s)
 {
 	const struct report_info *info = s->info;
 	int rc;
@@ -282,6 +284,204 @@ int site_set_scope(struct template_dict *d, const struct site *s)
 	} else {
 		TRY(template_dict_show(d, "NO_GROUP"));
 	}
+done:
+	return rc;
+}
+
+static int set_join(struct template_dict *d, const char *key,
+		    const char *const *list, size_t n)
+{
+	size_t len = 1;
+	char *s, *o;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(list[i]) + 1;
+	s = o = malloc(len);
+	if (!s)
+		return error_oom();
+	*o = '\0';
+	for (size_t i = 0; i < n; i++)
+		o += sprintf(o, "%s%s", i ? " " : "", list[i]);
+	rc = site_set_display(d, key, s);
+	free(s);
+	return rc;
+}
+
+/*
+ * The seconds since the process started, as the kernel counts them
+ * (/proc/self/stat's start time against CLOCK_BOOTTIME), or -1: the run's
+ * whole time, publishing included, when the index is the last page
+ * written. report_info's seconds_total stops before publishing.
+ */
+static double process_seconds(void)
+{
+	char buf[1024], *p;
+	unsigned long long start;
+	struct timespec now;
+	long tick = sysconf(_SC_CLK_TCK);
+	size_t n;
+	FILE *f = fopen("/proc/self/stat", "r");
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* the name may hold anything: fields count from its last ')'; the
+	 * start time is the 22nd */
+	if (!(p = strrchr(buf, ')')) || tick <= 0 ||
+	    clock_gettime(CLOCK_BOOTTIME, &now))
+		return -1;
+	for (int field = 2; field < 22; field++)
+		if (!(p = strchr(p + 1, ' ')))
+			return -1;
+	if (sscanf(p, " %llu", &start) != 1)
+		return -1;
+	return (double)now.tv_sec + now.tv_nsec / 1e9 -
+	       (double)start / (double)tick;
+}
+
+/*
+ * The time taken, in tenths as the page shows them, so that the parts
+ * add up to the whole: reading history, blaming, and the rest (tallying
+ * and publishing), which is what remains of the whole.
+ */
+struct run_times {
+	double whole, history, blame, rest;
+};
+
+static struct run_times run_times(const struct report_info *info)
+{
+	double p = process_seconds();
+	long long w = llround(10 * (p > info->seconds_total ? p :
+				     info->seconds_total));
+	long long h = llround(10 * info->seconds_history);
+	long long b = llround(10 * info->seconds_blame);
+	struct run_times rt;
+
+	if (w < h + b)
+		w = h + b;
+	rt.whole = w / 10.0;
+	rt.history = h / 10.0;
+	rt.blame = b / 10.0;
+	rt.rest = (w - h - b) / 10.0;
+	return rt;
+}
+
+/* The history and the blame: what was walked and how lines were compared. */
+static int method_blame(struct template_dict *d, const struct site *s)
+{
+	const struct report_info *info = s->info;
+	struct template_dict *sec, *item;
+	int rc;
+
+	TRY(site_set_counted(d, "N_COMMITS", info->ncommits, "commit",
+			     "commits"));
+	TRY(site_set_counted(d, "N_DIFFS", info->ndiffs, "file diff",
+			     "file diffs"));
+	if (info->first_parent)
+		TRY(template_dict_show(d, "FIRST_PARENT"));
+	if (info->shallow) {
+		TRY(template_dict_add(&sec, d, "SHALLOW"));
+		TRY(site_set_counted(sec, "N_BOUNDARY", info->nboundary,
+				     "commit", "commits"));
+	} else {
+		TRY(template_dict_show(d, "NOT_SHALLOW"));
+	}
+	TRY(template_dict_show(d, info->ignore_whitespace ?
+			       "IGNORE_WHITESPACE" : "WHITESPACE"));
+	if (info->nignore_revs) {
+		TRY(template_dict_add(&sec, d, "IGNORE_REVS"));
+		TRY(site_set_counted(sec, "N_REVS", info->nignore_revs,
+				     "revision", "revisions"));
+		for (size_t i = 0; i < info->nignore_revs; i++) {
+			TRY(template_dict_add(&item, sec, "IGNORED"));
+			TRY(site_set_display(item, "HASH",
+					     info->ignore_revs[i]));
+		}
+	}
+done:
+	return rc;
+}
+
+/* The files kept, and what the filters left out, so that the figures can
+ * be defended. */
+static int method_files(struct template_dict *d, const struct site *s)
+{
+	const struct report_info *info = s->info;
+	struct template_dict *sec;
+	int rc;
+
+	TRY(site_set_counted(d, "N_LEVELS", info->depth ? info->depth :
+			     s->t->depth, "level", "levels"));
+	if (info->ninclude) {
+		TRY(template_dict_add(&sec, d, "INCLUDE"));
+		TRY(set_join(sec, "PATTERNS", info->include, info->ninclude));
+	} else {
+		TRY(template_dict_show(d, "ALL_FILES"));
+	}
+	if (info->nexclude) {
+		TRY(template_dict_add(&sec, d, "EXCLUDE"));
+		TRY(set_join(sec, "PATTERNS", info->exclude, info->nexclude));
+	}
+	if (info->skip_vendored)
+		TRY(template_dict_show(d, "SKIP_VENDORED"));
+	if (info->ninclude || info->nexclude || info->skip_vendored) {
+		TRY(template_dict_add(&sec, d, "LEFT_OUT"));
+		TRY(site_set_counted(sec, "N_FILES", info->left_globs_files +
+				     info->left_vendored_files, "text file",
+				     "text files"));
+		TRY(site_set_counted(sec, "N_LINES", info->left_globs_lines +
+				     info->left_vendored_lines, "line",
+				     "lines"));
+	}
+done:
+	return rc;
+}
+
+/*
+ * The time taken until this page. Times and jobs differ from run to run
+ * and machine to machine: left out when SOURCE_DATE_EPOCH asks for
+ * reproducible output, as in report.json.
+ */
+static int method_times(struct template_dict *d, const struct site *s)
+{
+	const struct report_info *info = s->info;
+	struct template_dict *sec;
+	struct run_times rt;
+	int rc = 0;
+
+	if (!(info->seconds_total > 0) || info->reproducible)
+		return 0;
+	rt = run_times(info);
+	TRY(template_dict_add(&sec, d, "TIMES"));
+	TRY(template_dict_set(sec, "TOTAL", site_seconds(rt.whole).s));
+	TRY(template_dict_set(sec, "HISTORY", site_seconds(rt.history).s));
+	TRY(template_dict_set(sec, "BLAME", site_seconds(rt.blame).s));
+	TRY(template_dict_set(sec, "REST", site_seconds(rt.rest).s));
+	TRY(site_set_counted(sec, "N_JOBS", info->jobs, "job", "jobs"));
+done:
+	return rc;
+}
+
+/*
+ * "How this was measured", at the foot of every page (footer.tpl), so
+ * that a figure quoted from any page can be checked there: the commit,
+ * the tags and their scope, the grouping, the blame's options, the files
+ * kept and left out, and the time taken until this page was written.
+ */
+static int site_set_method(struct template_dict *d, const struct site *s)
+{
+	const struct report_info *info = s->info;
+	int rc;
+
+	TRY(site_set_display(d, "TAGS_ERE", info->tags_ere ? info->tags_ere :
+			     "(the default)"));
+	TRY(site_set_scope(d, s));
+	TRY(method_blame(d, s));
+	TRY(method_files(d, s));
+	rc = method_times(d, s);
 done:
 	return rc;
 }
@@ -319,6 +519,9 @@ int site_page_new(struct template_dict **out, struct site *s,
 	TRY(template_dict_set_shared(d, "REPO", repo));
 	TRY(template_dict_set_shared(d, "REV", rev));
 	TRY(template_dict_set_shared(d, "COMMIT", info->commit));
+	TRY(template_dict_setf(d, "SHORT", "%.7s", info->commit));
+	TRY(template_dict_set_shared(d, "COMMIT_DATE",
+				     site_date(info->commit_time).s));
 	TRY(template_dict_set_shared(d, "VERSION",
 				     info->version ? info->version :
 				     STRATA_VERSION));
@@ -343,7 +546,7 @@ int site_page_new(struct template_dict **out, struct site *s,
 			TRY(template_dict_show(item, "CURRENT"));
 	}
 	TRY(template_dict_include(&inc, d, "FOOTER", "footer.tpl"));
-	TRY(site_set_scope(inc, s));
+	TRY(site_set_method(inc, s));
 	*out = d;
 	d = NULL;
 done:

@@ -83,6 +83,35 @@ done:
 	return rc;
 }
 
+/*
+ * The releases left out (tally_release_silent()), by why: those on other
+ * branches, and those on REV's history whose commits another holds.
+ */
+static int releases_silent(struct site *s, struct template_dict *d)
+{
+	size_t off = s->nsilent - s->nsilent_on, on = s->nsilent_on;
+	struct template_dict *sec, *why;
+	int rc;
+
+	TRY(template_dict_add(&sec, d, "SILENT"));
+	if (off) {
+		TRY(template_dict_add(&why, sec, "OFF"));
+		TRY(site_set_counted(why, "N_RELEASES", off, "release",
+				     "releases"));
+	}
+	if (off && on)
+		TRY(template_dict_show(sec, "BOTH"));
+	if (on) {
+		TRY(template_dict_add(&why, sec, "ON"));
+		TRY(site_set_counted(why, "N_RELEASES", on, "release",
+				     "releases"));
+		TRY(template_dict_set(why, "HOLD", on == 1 ? "holds" : "hold"));
+		TRY(template_dict_set(why, "ITS", on == 1 ? "its" : "their"));
+	}
+done:
+	return rc;
+}
+
 int site_write_releases(struct site *s)
 {
 	const struct tally *t = s->t;
@@ -95,11 +124,8 @@ int site_write_releases(struct site *s)
 	TRY(site_set_counted(d, "N_LINES", t->total_lines, "line", "lines"));
 	TRY(site_set_counted(d, "N_RELEASES", nreal - s->nsilent, "release",
 			     "releases"));
-	if (s->nsilent) {
-		TRY(template_dict_add(&sec, d, "SILENT"));
-		TRY(site_set_counted(sec, "N_RELEASES", s->nsilent, "release",
-				     "releases"));
-	}
+	if (s->nsilent)
+		TRY(releases_silent(s, d));
 	if (nreal - s->nsilent > 1) {
 		size_t last = s->nshown - 1;
 

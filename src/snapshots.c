@@ -126,7 +126,8 @@ const char *snapshots_when_name(enum snapshots_when when)
 
 /* ---- choosing ---- */
 
-static int add_snapshot(struct snapshots *s, size_t *alloc, const char *name,
+static int add_snapshot(struct snapshots *s, size_t *alloc,
+			const struct history *h, const char *name,
 			int64_t date, uint32_t commit, size_t release)
 {
 	struct snapshot *p;
@@ -138,6 +139,7 @@ static int add_snapshot(struct snapshots *s, size_t *alloc, const char *name,
 	p->date = date;
 	p->commit = commit;
 	p->release = release;
+	p->outside = h->commits[commit].outside;
 	if (!(p->name = strdup(name)))
 		return error_oom();
 	s->n++;
@@ -163,12 +165,20 @@ static int choose_releases(struct snapshots *s, size_t *alloc,
 	uint32_t tip = (uint32_t)(h->n - 1);
 	int rc;
 
+	if (!(s->unsnapped = malloc((rel->n ? rel->n : 1) *
+				    sizeof(*s->unsnapped))))
+		return error_oom();
 	for (size_t r = 0; r < rel->n; r++) {
 		const struct release_tag *t = rel->list[r].standing;
 
-		if (rel->list[r].unreleased || !t || t->commit >= h->n)
+		/* A release with no commit of REV's history wrote nothing. */
+		if (rel->list[r].unreleased || !rel->list[r].commits || !t)
 			continue;
-		if ((rc = add_snapshot(s, alloc, t->name, t->date, t->commit,
+		if (t->commit >= h->n) {
+			s->unsnapped[s->nunsnapped++] = r;
+			continue;
+		}
+		if ((rc = add_snapshot(s, alloc, h, t->name, t->date, t->commit,
 				       r)) < 0)
 			return rc;
 	}
@@ -254,7 +264,7 @@ static int choose_calendar(struct snapshots *s, size_t *alloc,
 			break;
 		gmtime_r(&bt, &tm);
 		strftime(name, sizeof(name), "%Y-%m-%d", &tm);
-		if ((rc = add_snapshot(s, alloc, name, bounds[nb - 1],
+		if ((rc = add_snapshot(s, alloc, h, name, bounds[nb - 1],
 				       chain[i], SNAPSHOT_NONE)) < 0)
 			goto done;
 	}
@@ -329,6 +339,27 @@ static int state_new(struct snapshots *s, const struct history *h,
 	return 0;
 }
 
+int snapshots_extra_tips(git_oid **out, size_t *n,
+			 const struct releases *rel,
+			 enum snapshots_when when)
+{
+	*out = NULL;
+	*n = 0;
+	if (when != SNAPSHOTS_RELEASES)
+		return 0;
+	for (size_t r = 0; r < rel->n; r++) {
+		const struct release_tag *t = rel->list[r].standing;
+
+		if (rel->list[r].unreleased || !rel->list[r].commits || !t ||
+		    t->commit != RELEASES_OFF_HISTORY || t->contains_rev)
+			continue;
+		if (!*out && !(*out = malloc(rel->n * sizeof(**out))))
+			return error_oom();
+		git_oid_cpy(&(*out)[(*n)++], &t->oid);
+	}
+	return 0;
+}
+
 int snapshots_choose(struct snapshots **out, const struct history *h,
 		     const struct releases *rel, enum snapshots_when when,
 		     const char *rev, snapshots_filter_fn keep,
@@ -352,7 +383,7 @@ int snapshots_choose(struct snapshots **out, const struct history *h,
 	if (rc < 0)
 		goto done;
 	if ((!s->n || !s->list[s->n - 1].is_rev) &&
-	    (rc = add_snapshot(s, &alloc, rev, h->commits[h->n - 1].time,
+	    (rc = add_snapshot(s, &alloc, h, rev, h->commits[h->n - 1].time,
 			       (uint32_t)(h->n - 1), SNAPSHOT_NONE)) < 0)
 		goto done;
 	s->list[s->n - 1].is_rev = 1;
@@ -853,13 +884,20 @@ static int collect_rows(struct snapshots *s, const uint32_t *rank)
 
 double snapshots_share(const struct snapshots *s, size_t r, size_t k)
 {
-	size_t b = s->survival[r].base;
-	uint64_t base;
+	uint64_t based = snapshots_based(s, r, k);
 
-	if (b == SNAPSHOT_NONE)
+	if (!based)
 		return -1;
-	base = s->list[b].by_release[r];
-	return 100.0 * (double)snapshots_survived(s, r, k) / (double)base;
+	return 100.0 * (double)snapshots_survived(s, r, k) / (double)based;
+}
+
+uint64_t snapshots_based(const struct snapshots *s, size_t r, size_t k)
+{
+	size_t b = s->survival[r].base;
+
+	if (b == SNAPSHOT_NONE || k < b)
+		return 0;
+	return s->based[r * s->n + k];
 }
 
 uint64_t snapshots_survived(const struct snapshots *s, size_t r, size_t k)
@@ -872,23 +910,108 @@ uint64_t snapshots_survived(const struct snapshots *s, size_t r, size_t k)
 }
 
 /*
+ * anc[k * words + c / 64], bit c % 64: commit c is snapshot k's or one
+ * of its ancestors. Only when a snapshot is on a release branch (the
+ * history has commits outside REV's); else NULL: the snapshots are then
+ * on REV's history, each later one holding the commits of the earlier.
+ */
+static int ancestry(uint64_t **out, size_t *words, const struct snapshots *s)
+{
+	const struct history *h = s->state->h;
+	size_t w = (h->n + 63) / 64, top;
+	uint32_t *stack;
+	uint64_t *anc;
+
+	*out = NULL;
+	*words = w;
+	if (h->nrev == h->n)
+		return 0;
+	anc = calloc(util_mul(w, s->n), sizeof(*anc));
+	stack = malloc(util_mul(h->n, sizeof(*stack)));
+	if (!anc || !stack) {
+		free(anc);
+		free(stack);
+		return error_oom();
+	}
+	for (size_t k = 0; k < s->n; k++) {
+		uint64_t *bits = anc + k * w;
+		uint32_t c = s->list[k].commit;
+
+		bits[c / 64] |= UINT64_C(1) << (c % 64);
+		for (stack[0] = c, top = 1; top;) {
+			uint32_t x = stack[--top];
+			const uint32_t *p = history_parents(h, x);
+
+			for (uint32_t j = 0; j < h->commits[x].nparents; j++) {
+				if (bits[p[j] / 64] >> (p[j] % 64) & 1)
+					continue;
+				bits[p[j] / 64] |= UINT64_C(1) << (p[j] % 64);
+				stack[top++] = p[j];
+			}
+		}
+	}
+	free(stack);
+	*out = anc;
+	return 0;
+}
+
+/*
+ * For the commits v[i, e) of one commit of release r (one per snapshot
+ * where it has lines): survived[r][k] gains the lesser of its lines at
+ * r's base b and at snapshot k; based[r][k] its lines at b, when
+ * snapshot k's history has the commit.
+ */
+static void survived_commit(struct snapshots *s, const struct kept *v,
+			    size_t i, size_t e, size_t r,
+			    const uint64_t *anc, size_t words)
+{
+	size_t b = s->survival[r].base;
+	uint32_t c = v[i].commit;
+	uint64_t at_base = 0;
+
+	for (size_t j = i; j < e; j++)
+		if (v[j].snapshot == b)
+			at_base = v[j].lines;
+	if (!at_base)
+		return;
+	for (size_t j = i; j < e; j++)
+		if (v[j].snapshot >= b)
+			s->survived[r * s->n + v[j].snapshot] +=
+				v[j].lines < at_base ? v[j].lines : at_base;
+	for (size_t k = b; k < s->n; k++)
+		if (!anc || (anc[k * words + c / 64] >> (c % 64) & 1))
+			s->based[r * s->n + k] += at_base;
+}
+
+/*
  * survived[r][k]: for each commit of release r, the lesser of its lines
  * at r's base and at snapshot k, summed. Lines that blame moves into r
  * after its base (a merged side history, a commit re-attributed) are
- * never counted as survivors, so the share cannot pass 100%.
+ * never counted as survivors, so the share cannot pass 100%. based[r][k]:
+ * what they are a share of, r's lines at its base from the commits that
+ * snapshot k's history has: all of them when k descends from the base;
+ * on release branches (redis's 2.2.0, forked before 2.3-alpha0), only
+ * those both lines have, so that a branch that never had a release's
+ * commits does not count them as gone.
  */
 static int survived_sum(struct snapshots *s)
 {
 	struct snapshots_state *st = s->state;
 	const struct releases *rel = st->rel;
+	size_t cells = util_mul(s->nreleases ? s->nreleases : 1, s->n);
+	uint64_t *anc = NULL;
+	size_t n = 0, i = 0, words;
 	struct kept *v;
-	size_t n = 0, i = 0;
+	int rc;
 
-	s->survived = calloc(util_mul(s->nreleases ? s->nreleases : 1,
-				      s->n), sizeof(*s->survived));
+	if ((rc = ancestry(&anc, &words, s)) < 0)
+		return rc;
+	s->survived = calloc(cells, sizeof(*s->survived));
+	s->based = calloc(cells, sizeof(*s->based));
 	v = malloc(util_mul(st->nkept ? st->nkept : 1, sizeof(*v)));
-	if (!s->survived || !v) {
+	if (!s->survived || !s->based || !v) {
 		free(v);
+		free(anc);
 		return error_oom();
 	}
 	for (size_t k = 0; k < st->kept_alloc; k++)
@@ -897,22 +1020,15 @@ static int survived_sum(struct snapshots *s)
 	qsort(v, n, sizeof(*v), kept_commit_cmp);
 	while (i < n) {
 		size_t e = i, r = rel->of_commit[v[i].commit];
-		size_t b = s->survival[r].base;
-		uint64_t at_base = 0;
 
 		while (e < n && v[e].commit == v[i].commit)
 			e++;
-		for (size_t j = i; j < e; j++)
-			if (v[j].snapshot == b)
-				at_base = v[j].lines;
-		for (size_t j = i; at_base && j < e; j++)
-			if (v[j].snapshot >= b)
-				s->survived[r * s->n + v[j].snapshot] +=
-					v[j].lines < at_base ? v[j].lines :
-							       at_base;
+		if (s->survival[r].base != SNAPSHOT_NONE)
+			survived_commit(s, v, i, e, r, anc, words);
 		i = e;
 	}
 	free(v);
+	free(anc);
 	return 0;
 }
 
@@ -941,18 +1057,25 @@ static size_t survival_base(const struct snapshots *s,
 	return SNAPSHOT_NONE;
 }
 
-/* When the share first falls below 50%, between two snapshots. */
+/*
+ * When the share first falls below 50%, between two snapshots (those
+ * whose history has none of the release's commits say nothing).
+ */
 static void half_life(struct snapshots *s, size_t r)
 {
 	struct snapshot_survival *sv = &s->survival[r];
 	double prev = 100.0;
+	size_t last = sv->base;
 
 	for (size_t k = sv->base + 1; k < s->n; k++) {
 		double now = snapshots_share(s, r, k), t;
-		int64_t t0 = s->list[k - 1].date, t1 = s->list[k].date;
+		int64_t t0 = s->list[last].date, t1 = s->list[k].date;
 
+		if (now < 0)
+			continue;
 		if (now >= 50.0) {
 			prev = now;
+			last = k;
 			continue;
 		}
 		t = (double)t0 + (prev - 50.0) / (prev - now) *
@@ -1018,6 +1141,8 @@ void snapshots_free(struct snapshots *s)
 	free(s->rows);
 	free(s->survival);
 	free(s->survived);
+	free(s->based);
+	free(s->unsnapped);
 	state_free(s->state);
 	free(s);
 }

@@ -216,25 +216,6 @@ static void release_day(char *day, size_t size, const struct release *rel)
 		strftime(day, size, "%Y-%m-%d", &tm);
 }
 
-/*
- * A release that wrote nothing at REV: no commit of REV's history and no
- * line at REV (a maintenance tag on another branch, say). The table
- * leaves it out; releases.csv keeps it.
- */
-static int release_empty(const struct tally_release *r)
-{
-	return !r->unreleased && !r->lines && !r->release->commits;
-}
-
-/* Every tag of the release is off REV's history. */
-static int release_elsewhere(const struct release *rel)
-{
-	for (size_t k = 0; k < rel->ntags; k++)
-		if (rel->tags[k].commit != RELEASES_OFF_HISTORY)
-			return 0;
-	return 1;
-}
-
 /* Why some releases are not in the table, so that none goes unsaid. */
 static void print_empty_releases(FILE *out, const struct tally *t,
 				 const struct report_info *in, int fully)
@@ -242,12 +223,10 @@ static void print_empty_releases(FILE *out, const struct tally *t,
 	size_t i, off = 0, on = 0;
 
 	for (i = 0; i < t->nreleases; i++) {
-		if (!release_empty(&t->releases[i]))
-			continue;
-		if (release_elsewhere(t->releases[i].release))
-			off++;
-		else
-			on++;
+		enum tally_silence why = tally_release_silent(t, i);
+
+		off += why == TALLY_SILENT_ELSEWHERE;
+		on += why == TALLY_SILENT_ON_HISTORY;
 	}
 	if (off) {
 		fprintf(out, "%zu %s on other branches shipped no commit of ",
@@ -274,7 +253,7 @@ static void print_releases(FILE *out, const struct tally *t, int fully)
 		const struct tally_release *r = &t->releases[i];
 		size_t w = name_width(r->name, fully);
 
-		if (release_empty(r))
+		if (tally_release_silent(t, i))
 			continue;
 
 		if (w > wname)
@@ -290,7 +269,7 @@ static void print_releases(FILE *out, const struct tally *t, int fully)
 		const struct tally_release *r = &t->releases[i];
 		char day[16];
 
-		if (release_empty(r))
+		if (tally_release_silent(t, i))
 			continue;
 		release_day(day, sizeof(day), r->release);
 		put_name(out, r->name, wname, fully);
@@ -666,7 +645,7 @@ static int history_cols_init(struct history_cols *hc, const struct tally *t,
 		return error_oom();
 	for (r = 0; r < t->nreleases; r++) {
 		hc->of[r] = SIZE_MAX;
-		if (release_empty(&t->releases[r]))
+		if (tally_release_silent(t, r))
 			continue;
 		nshown++;
 		if (t->releases[r].unreleased)
@@ -681,7 +660,7 @@ static int history_cols_init(struct history_cols *hc, const struct tally *t,
 	nold = nshown - nown;
 	hc->n = nshown < HISTORY_COLUMNS ? nshown : HISTORY_COLUMNS;
 	for (r = 0; r < t->nreleases; r++) {
-		if (release_empty(&t->releases[r]))
+		if (tally_release_silent(t, r))
 			continue;
 		if (nown && (r == newest || t->releases[r].unreleased))
 			c = hc->n - nown + (r == newest ? 0 : nown - 1);
@@ -789,13 +768,17 @@ static void print_survival(FILE *out, const struct tally *t,
 		put_name(out, t->releases[r].name, wrel, fully);
 		fputs("  ", out);
 		put_name(out, s->list[sv->base].name, wname, fully);
-		fprintf(out, "  %12llu  %7.2f%%  %s\n",
-		       (unsigned long long)s->list[sv->base].by_release[r],
-		       snapshots_share(s, r, s->n - 1), hl);
+		fprintf(out, "  %12llu  ",
+			(unsigned long long)s->list[sv->base].by_release[r]);
+		if (snapshots_share(s, r, s->n - 1) < 0)
+			fprintf(out, "%8s  %s\n", "-", hl);
+		else
+			fprintf(out, "%7.2f%%  %s\n",
+				snapshots_share(s, r, s->n - 1), hl);
 	}
 	fputs("(\"left\": the share still there at ", out);
 	put_name(out, s->list[s->n - 1].name, 0, fully);
-	fputs(")\n", out);
+	fputs(", of those lines whose commits it has)\n", out);
 }
 
 int table_print_history(FILE *out, const struct tally *t,

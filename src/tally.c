@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "strata/error.h"
+#include "strata/snapshots.h"
 #include "strata/util.h"
 
 /*
@@ -309,4 +310,21 @@ size_t tally_subsystem_of(const struct tally *t, size_t dir)
 	while (dir && t->dirs[dir].level > 1)
 		dir = t->dirs[dir].parent;
 	return dir;
+}
+
+enum tally_silence tally_release_silent(const struct tally *t, size_t r)
+{
+	const struct tally_release *tr = &t->releases[r];
+	const struct snapshots *h = t->history;
+
+	if (tr->unreleased || !tr->release || tr->lines ||
+	    tr->release->commits)
+		return TALLY_WROTE;
+	for (size_t k = 0; h && h->nreleases == t->nreleases && k < h->n; k++)
+		if (h->list[k].by_release[r])
+			return TALLY_WROTE;
+	for (size_t k = 0; k < tr->release->ntags; k++)
+		if (tr->release->tags[k].in_rev)
+			return TALLY_SILENT_ON_HISTORY;
+	return TALLY_SILENT_ELSEWHERE;
 }

@@ -4,7 +4,8 @@
 {{#SUMMARY}}
 <p class="headline">At {{MID}}, <strong>{{MID_SHARE}}%</strong> of the code dated back to {{FIRST}}; at {{LAST}}, <strong>{{LAST_SHARE}}%</strong>.</p>
 {{/SUMMARY}}
-<p>The code at {{N_SNAPSHOTS}}: {{#RELEASES}}the tag that stands for each release, then {{REV}}{{/RELEASES}}{{#CALENDAR}}the last commit of {{REV}}’s first-parent history before the start of each {{PERIOD}} (UTC), then {{REV}}{{/CALENDAR}}. At every snapshot each line is attributed exactly as <code>git blame</code> attributes it there, and its commit to a release as for {{REV}}.</p>
+<p>The code at {{N_SNAPSHOTS}}: {{#RELEASES}}the tag that stands for each release{{#BRANCHES}} ({{N_BRANCH}} on release branches that {{REV}} does not contain){{/BRANCHES}}, then {{REV}}{{/RELEASES}}{{#CALENDAR}}the last commit of {{REV}}’s first-parent history before the start of each {{PERIOD}} (UTC), then {{REV}}{{/CALENDAR}}. At every snapshot each line is attributed exactly as <code>git blame</code> attributes it there, and its commit to a release as for {{REV}}.</p>
+{{#UNSNAPPED}}<p>No snapshot of {{NAME}}: its tag contains {{REV}}’s commit although it is dated no later, so the walk cannot reach it before {{REV}}.</p>{{/UNSNAPPED}}
 
 <section id="layers">
 <h2>The layers</h2>

@@ -3,7 +3,7 @@
 <h1>Releases</h1>
 <p class="headline">The {{N_LINES}} at {{REV}} were written over {{N_RELEASES}}{{#RANGE}}, from {{FIRST}} to {{LAST}}{{/RANGE}}.</p>
 {{#SILENT}}
-<p id="silent">{{N_RELEASES}} on other branches shipped no commit of {{REV}}’s history (earlier releases had every commit their tags contain) and have no line at {{REV}}: they are left out here and listed in <a href="data/releases.csv">releases.csv</a>.</p>
+<p id="silent">{{#OFF}}{{N_RELEASES}} on other branches shipped no commit of {{REV}}’s history (earlier-dated tags hold every commit theirs contain){{/OFF}}{{#BOTH}}; {{/BOTH}}{{#ON}}{{N_RELEASES}} on the history of {{REV}} {{HOLD}} no commit of {{ITS}} own (an earlier-dated tag of another release is on the same commits){{/ON}}, and none has a line at {{REV}} or at any snapshot: they are left out of every table and chart, and listed in <a href="data/releases.csv">releases.csv</a>.</p>
 {{/SILENT}}
 <div class="pair narrow">
 {{>CHART}}

@@ -20,6 +20,8 @@ standard library. For each page (a file path; WIDTH in CSS pixels, default
   - shows a chart at less than 0.8 of its size (its text would be too
     small to read),
   - has two text boxes that overlap (more than 1 px each way),
+  - does not end its main part with "How this was measured" (the
+    section#method every page has, from footer.tpl),
 and it saves a full-page screenshot SHOTS_DIR/NAME-WIDTH.png to look at,
 plus SHOTS_DIR/NAME-print.pdf, the page as printed; NAME is the page's
 path below the directory common to all pages given, with _ for /. To look
@@ -158,7 +160,11 @@ LAYOUT = """(() => {
     pairs: Array.from(document.querySelectorAll('.pair')).map(p => ({
       chart: box(p.querySelector('figure.chart')),
       table: box(p.querySelector('table'))})),
-    overlaps: overlaps()
+    overlaps: overlaps(),
+    method: !!document.querySelector('main section#method dl.facts dd'),
+    method_last: (() => { const m = document.querySelector('main');
+      const e = m && m.lastElementChild;
+      return !!e && e.id === 'method'; })()
   };
 })()"""
 
@@ -196,6 +202,8 @@ LAYOUT = LAYOUT.replace("OVERLAPS", OVERLAPS)
 
 def layout_problems(m, width):
     bad = []
+    if not m["method"] or not m["method_last"]:
+        bad.append("no \"How this was measured\" closing the page")
     for a, c in m["overlaps"]:
         bad.append("text overlaps: %r and %r" % (a, c))
     if m["scroll"] > m["inner"]:

@@ -9,11 +9,13 @@ REPORT/data/report.json, every text file at the snapshot's commit is blamed
 with `git blame --porcelain` (the same options), each line's commit is
 mapped to a release the way docs/releases.md says (the earliest-dated
 matching tag that contains it, among the tags the report's REV contains
-and, with --tag-scope dated, every other tag dated no later than REV;
-release names with the default rule), and the counts must equal the rows
+and, with --tag-scope dated, every other tag dated no later than REV
+that contains a commit of REV's history; release names with the
+default rule), and the counts must equal the rows
 of history.csv and history-subsystems.csv. survival.csv (per commit of a
 release, the lesser of its lines at the release's base and at the later
-snapshot) and the half-lives in report.json are then recomputed from
+snapshot, a share of the release's lines at the base from the commits the
+later snapshot's history has) and the half-lives in report.json are then recomputed from
 those counts.
 
 With --snapshot and --subsystem, only the files of top-level directory
@@ -65,7 +67,8 @@ def release_map(repo, rev, first_parent, scope):
         name, date, obj = line.split(" ")
         tags.append([int(date), name, obj])
     # Each tag's commit, and the parents of everything any tag or REV
-    # reaches, in one process each.
+    # reaches, in one process each (a process per tag takes minutes on
+    # a history with hundreds of tags).
     peeled = git(repo, "rev-parse", *["%s^{commit}" % t[2] for t in tags]
                  ).split() if tags else []
     parents = {}
@@ -73,12 +76,7 @@ def release_map(repo, rev, first_parent, scope):
                     *sorted(set(peeled))).splitlines():
         c, *ps = line.split()
         parents[c] = ps[:1] if first_parent else ps
-    history, todo = set(), [git(repo, "rev-parse", rev).strip()]
-    while todo:
-        c = todo.pop()
-        if c not in history:
-            history.add(c)
-            todo.extend(parents[c])
+    history = reached(parents, [git(repo, "rev-parse", rev).strip()])
     tags = [(date, name, commit) for (date, name, _), commit
             in zip(tags, peeled)
             if commit in history or (scope == "dated" and date <= rev_date)]
@@ -95,20 +93,50 @@ def release_map(repo, rev, first_parent, scope):
     for date, name, commit in reversed(tags):
         if shown[version_key(name)] is None:
             shown[version_key(name)] = name
-    # The earliest tag that reaches a commit names it: a commit an
-    # earlier tag reached has had all its ancestors reached too.
-    of, seen = {}, set()
+    # A tag counts when it contains a commit of REV's history (REV's
+    # history holds its ancestors, so: when the tag reaches one); it then
+    # claims every commit it contains that no earlier tag claimed, also
+    # those off REV's history (a release branch's, in its snapshot). What
+    # a tag claims holds its ancestors, so the next stops there.
+    reach, of = {}, {}
     for date, name, commit in tags:
-        todo = [commit]
-        while todo:
-            c = todo.pop()
-            if c in seen:
-                continue
-            seen.add(c)
-            if c in history:
-                of[c] = release_name(shown[version_key(name)])
-            todo.extend(parents[c])
+        if not reaches(parents, history, reach, commit):
+            continue
+        for c in reached(parents, [commit], stop=of):
+            of[c] = release_name(shown[version_key(name)])
     return of
+
+
+def reached(parents, starts, stop=()):
+    """The commits `starts` contain, but those in `stop` and theirs."""
+    out, todo = set(), list(starts)
+    while todo:
+        c = todo.pop()
+        if c not in out and c not in stop:
+            out.add(c)
+            todo.extend(parents[c])
+    return out
+
+
+def reaches(parents, history, memo, c0):
+    """Whether commit c0 contains a commit of `history`."""
+    stack = [c0]
+    while stack:
+        c = stack[-1]
+        if c in memo:
+            stack.pop()
+            continue
+        if c in history:
+            memo[c] = True
+            stack.pop()
+            continue
+        todo = [p for p in parents[c] if p not in memo]
+        if todo:
+            stack.extend(todo)
+            continue
+        memo[c] = any(memo[p] for p in parents[c])
+        stack.pop()
+    return memo[c0]
 
 
 def text_files(repo, commit, under=None):
@@ -167,15 +195,23 @@ def survivors(commits, names, of, rel, base, k):
                if of.get(c, "") == rel)
 
 
-def half_life(counts, commits, of, names, dates, rel, base):
-    b = counts[names[base]][rel]
-    prev = 100.0
+def based(commits, names, of, rel, base, k, lineage):
+    """Rel's lines at base from the commits snapshot k's history has."""
+    return sum(n for c, n in commits[names[base]].items()
+               if of.get(c, "") == rel and c in lineage[names[k]])
+
+
+def half_life(commits, of, names, dates, rel, base, lineage):
+    prev, last = 100.0, base
     for k in range(base + 1, len(names)):
+        b = based(commits, names, of, rel, base, k, lineage)
+        if not b:
+            continue
         now = 100.0 * survivors(commits, names, of, rel, base, k) / b
         if now >= 50.0:
-            prev = now
+            prev, last = now, k
             continue
-        t0, t1 = epoch(dates[k - 1]), epoch(dates[k])
+        t0, t1 = epoch(dates[last]), epoch(dates[k])
         t = t0 + (prev - 50.0) / (prev - now) * (t1 - t0)
         return max(0.0, (t - epoch(dates[base])) / 86400.0)
     return None
@@ -262,11 +298,17 @@ def main():
     names = [s["name"] for s in hist["snapshots"]]
     dates = [s["date"] for s in hist["snapshots"]]
     _, surv = read_csv(report + "/data/survival.csv")
+    fp = ["--first-parent"] if first_parent else []
+    lineage = {s["name"]: set(git(repo, "rev-list", *fp,
+                                  s["commit"]).split())
+               for s in hist["snapshots"]}
     want_surv = []
     for sv in hist["survival"]:
         rel, base = sv["release"], names.index(sv["snapshot"])
-        b = counts[names[base]][rel]
         for k in range(base, len(names)):
+            b = based(commits, names, of, rel, base, k, lineage)
+            if not b:  # none of rel's commits on k's line
+                continue
             n = survivors(commits, names, of, rel, base, k)
             want_surv.append([rel, names[k], dates[k], str(n),
                               percent(n, b),
@@ -278,7 +320,7 @@ def main():
                 print("release %s counted at %s, not at its own snapshot "
                       "%s" % (rel, sv["snapshot"], own))
                 bad = 1
-        want_hl = half_life(counts, commits, of, names, dates, rel, base)
+        want_hl = half_life(commits, of, names, dates, rel, base, lineage)
         if (want_hl is None) != (sv["half_life_days"] is None) or (
                 want_hl is not None and
                 abs(want_hl - sv["half_life_days"]) > 0.051):

@@ -113,8 +113,10 @@ history_releases() {
 }
 
 # A release branch never merged back (redis): its tag, dated before REV,
-# claims the commits of main it contains (--tag-scope dated) but, off
-# REV's history, gets no snapshot; with merged it is not a release.
+# claims the commits of main it contains (--tag-scope dated) and gets its
+# snapshot, as git blame gives it there, its own fix included (counted
+# in no release's commits: REV's history lacks it); with merged it is
+# not a release.
 history_release_branch() {
 	repo_new r
 	put core/a.c $(lines a 1 20)
@@ -124,7 +126,8 @@ history_release_branch() {
 	commit "before the fork"
 	git checkout -q -b rel-1.1
 	put core/a.c $(lines a 1 10) $(lines a11 11 19) fix
-	commit "fix on the branch"
+	GIT_AUTHOR_NAME="Branch Fixer" GIT_AUTHOR_EMAIL=fixer@example.org \
+		commit "fix on the branch"
 	atag v1.1
 	git checkout -q main
 	put core/a.c $(lines a 1 5) $(lines a6 6 10) $(lines a11 11 20)
@@ -139,12 +142,47 @@ history_release_branch() {
 	python3 -c 'import json, sys
 names = [s["name"] for s in json.load(open(sys.argv[1] +
     "/data/report.json"))["history"]["snapshots"]]
-sys.exit(0 if names == ["v1.0", "v2.0", "HEAD"] else "snapshots %s" % names)' "$WORK/d"
+sys.exit(0 if names == ["v1.0", "v1.1", "v2.0", "HEAD"] else "snapshots %s" % names)' "$WORK/d"
 	same_as_rev . "$WORK/d" v2.0
+	# The fix is the v1.1 snapshot's, no commit of REV's: nobody's count.
+	! grep -q '^Branch Fixer,' "$WORK/d/data/authors.csv" ||
+		{ echo "the branch's own commit counted"; cat "$WORK/d/data/authors.csv"; return 1; }
+	report . "$WORK/fp" --history releases --first-parent
+	python3 "$here/history-check.py" . "$WORK/fp" --first-parent
+	[ "$(jq_len "$WORK/fp" snapshots)" = 4 ] ||
+		{ echo "--first-parent lost the branch's snapshot"; return 1; }
 	report . "$WORK/m" --history releases --tag-scope merged
 	python3 "$here/history-check.py" . "$WORK/m"
 	! grep -q '^v1\.1,' "$WORK/m/data/releases.csv" ||
 		{ echo "merged took v1.1"; return 1; }
+}
+
+# A tag dated before REV on a commit that descends from REV (a clock set
+# back): it counts (--tag-scope dated) and claims REV's commits, but the
+# walk cannot reach it before REV, so it has no snapshot, and says so.
+history_tag_contains_rev() {
+	repo_new r
+	put a.c $(lines a 1 10)
+	commit "initial"
+	atag v1.0
+	put a.c $(lines a 1 5) $(lines b 6 10)
+	commit "REV"
+	local rev
+	rev=$(git rev-parse HEAD)
+	put a.c $(lines a 1 5) $(lines c 6 10)
+	commit "after REV"
+	at $((_clock - 90))
+	git tag -a -m v1.5 v1.5
+	report . "$WORK/c" --rev "$rev" --history releases
+	python3 "$here/history-check.py" . "$WORK/c"
+	python3 -c 'import json, sys
+h = json.load(open(sys.argv[1] + "/data/report.json"))["history"]
+names = [s["name"] for s in h["snapshots"]]
+if names != ["v1.0", sys.argv[2]] or h["without_snapshot"] != ["v1.5"]:
+    sys.exit("snapshots %s, without %s" % (names, h["without_snapshot"]))' \
+		"$WORK/c" "$rev"
+	grep -q 'No snapshot of v1\.5: its tag contains' "$WORK/c/history.html" ||
+		{ echo "the page does not say why v1.5 has no snapshot"; return 1; }
 }
 
 # jq_len REPORT KEY: the length of report.json's history.KEY.
@@ -308,6 +346,7 @@ EOF
 run_case history_releases history_releases
 run_case history_table history_table
 run_case history_release_branch history_release_branch
+run_case history_tag_contains_rev history_tag_contains_rev
 run_case history_calendar history_calendar
 run_case history_one_commit history_one_commit
 run_case history_usage history_usage

@@ -197,6 +197,18 @@ ltag 7.1.0
 commit r9 9000
 ltag 2.0.0
 ltag v2.0.0
+# jq: 1.6rc1 before jq-1.6 (one project's prefix: one release); two
+# projects' 3.0 (foo-3.0, bar-3.0) stay apart, and so does a bare 3.0.
+commit r10 10000
+ltag 1.6rc1
+commit r11 11000
+ltag jq-1.6
+commit r12 12000
+ltag 3.0
+commit r13 13000
+ltag foo-3.0
+commit r14 14000
+ltag bar-3.0
 cat >"$tmp/want" <<'EOF'
 release 7.0.0 1100 3100 3 7.0-rc1:1100,7.0-rc2:2100,7.0.0:3100
 release 7.0.1 4100 4100 1 7.0.1:4100
@@ -204,8 +216,17 @@ release v5.2 5000 6000 2 v5.2:5000,v5.2.0:6000
 release 7.10 7000 7000 1 7.10:7000
 release 7.1.0 8000 8000 1 7.1.0:8000
 release 2.0.0 9000 9000 1 2.0.0:9000,v2.0.0:9000
+release jq-1.6 10000 11000 2 1.6rc1:10000,jq-1.6:11000
+release 3.0 12000 12000 1 3.0:12000
+release foo-3.0 13000 13000 1 foo-3.0:13000
+release bar-3.0 14000 14000 1 bar-3.0:14000
 skipped 0
 r1 7.0.0
+r10 jq-1.6
+r11 jq-1.6
+r12 3.0
+r13 foo-3.0
+r14 bar-3.0
 r2 7.0.0
 r3 7.0.0
 r4 7.0.1
@@ -362,6 +383,38 @@ g='v(2\.6\.[0-9]+|[3-9]\.[0-9]+).*'
 map e HEAD --group "$g" | expect "E: Linux recipe"
 compare_namerev e HEAD --group "$g"
 compare_namerev e HEAD
+
+# --- E2: releases in the order they shipped -------------------------------
+# v2.0's first pre-release predates v1.1, but v2.0 shipped after it: the
+# list goes by the standing tag's date (v1.0, v1.1, v2.0), not by the
+# first tag's (which put v2.0 before v1.1), while each commit still goes
+# to the earliest tag that contains it (c2 to v2.0-rc1).
+newrepo e2
+commit c1 1000
+atag v1.0 1000
+git checkout -q -b maint
+commit s1 2500
+atag v1.1 3000
+git checkout -q main
+commit c2 2000
+atag v2.0-rc1 2100
+GIT_AUTHOR_DATE="@3500 +0000" GIT_COMMITTER_DATE="@3500 +0000" \
+	git merge -q --no-ff -m m maint
+commit c3 4000
+atag v2.0 4100
+cat >"$tmp/want" <<'EOF'
+release v1.0 1000 1000 1 v1.0:1000
+release v1.1 3000 3000 1 v1.1:3000
+release v2.0 2100 4100 3 v2.0-rc1:2100,v2.0:4100
+skipped 0
+c1 v1.0
+c2 v2.0
+c3 v2.0
+m v2.0
+s1 v1.1
+EOF
+map e2 HEAD | expect "E2: the order releases shipped in"
+compare_namerev e2 HEAD
 
 # --- F: the default expression on real tags -----------------------------
 newrepo f

@@ -4,7 +4,7 @@
 # subdirectory below it, the root files, hostile and long names) at 1280
 # and 390 px, and
 # tests/browser.py checks each: no console error, no failed load, no image
-# missing, no sideways scroll of the page, every table beside its chart at
+# missing, "How this was measured" closing every page, no sideways scroll of the page, every table beside its chart at
 # 1280 and below it at 390, the phone's charts on a phone, no chart shrunk
 # to unreadable, no two text boxes overlapping. The screenshots stay in the test's scratch directory;
 # SHOTS=DIR keeps them (and the printed PDFs) to look at.
@@ -99,7 +99,36 @@ browse_branches() {
 	keep_shots branches
 }
 
+# Thirty releases (the charts' legend a ramp, the bands named in the
+# charts), eight of them within days and the rest months apart (a crowd
+# of snapshots on the history's axis), in three subsystems: every kind
+# of page with such charts, at both widths.
+# shellcheck disable=SC2046
+browse_many() {
+	local i p args=()
+	command -v chromium >/dev/null || return 1
+	git init -q "$WORK/many"
+	(cd "$WORK/many" && for ((i = 0; i < 30; i++)); do
+		if [ "$i" -lt 8 ]; then tick 86400; else tick 8640000; fi
+		put "lib/l$i.c" $(lines "l$i-" 1 $((5 + i * 7 % 40)))
+		put "src/s$((i % 4)).c" $(lines "s$i-" 1 $((20 + i)))
+		put "doc/d$i.txt" $(lines "d$i-" 1 $((i % 5 + 1)))
+		commit "c$i" && git tag "v1.$i"
+	done) >/dev/null
+	report "$WORK/many" --out out --history releases
+	for p in index releases history lib src untouched; do
+		[ -f "out/$p.html" ] || { echo "no out/$p.html"; return 1; }
+		args+=("out/$p.html@1280" "out/$p.html@390")
+	done
+	python3 "$TESTS/browser.py" many "${args[@]}"
+	for f in many/*.png; do
+		mv "$f" "${f%.png}-many.png"
+	done
+	keep_shots many
+}
+
 run_case browse browse
+run_case browse_many browse_many
 run_case browse_branches browse_branches
 run_case browse_dark browse_dark
 run_case browse_names browse_names

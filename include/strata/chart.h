@@ -114,18 +114,11 @@ int chart_write_all(const char *img_dir, const struct tally *t,
 		    const struct chart_options *o);
 
 /*
- * Does release r count in the charts? Not when it wrote nothing at REV:
- * no commit of REV's history and no line at REV (a maintenance tag on
- * another branch that REV's date lets in). The terminal table (table.c)
- * leaves out the same releases; releases.csv keeps them.
- */
-int chart_release_wrote(const struct tally_release *r);
-
-/*
  * The colour of t->releases[i] in every chart under the theme, as
  * "#rrggbb" (for legends and tables in pages): an ordered, colour-blind
  * safe ramp (viridis) from oldest to newest over the releases that
- * chart_release_wrote(), grey for the unreleased bucket.
+ * wrote something (tally_release_silent()), grey for the unreleased
+ * bucket.
  */
 void chart_release_color(char out[8], const struct tally *t, size_t i,
 			 int dark);

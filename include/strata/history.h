@@ -39,11 +39,18 @@ struct history_commit {
 	uint32_t nparents;    /* 0 for roots and shallow boundaries */
 	uint32_t nchildren;   /* commits in this history that list it as parent */
 	unsigned boundary:1;  /* a shallow commit whose parents are missing */
+	/*
+	 * Not in REV's own history: only an extra tip's (a snapshot's tag
+	 * on a release branch, history_load_union()). Counted nowhere;
+	 * its lines are a snapshot's.
+	 */
+	unsigned outside:1;
 };
 
 struct history {
 	struct history_commit *commits; /* parents before children; tip last */
 	size_t n;
+	size_t nrev;          /* commits of REV's own history (not outside) */
 	uint32_t *parents;    /* parent indices, in each commit's parent order */
 	size_t nparents;
 	int first_parent;     /* loaded with only first parents */
@@ -76,6 +83,18 @@ int history_load_progress(struct history **out, struct repository *repo,
 			  void (*progress)(const char *stage, size_t done,
 					   size_t total, void *payload),
 			  void *payload);
+
+/*
+ * The same, for the union of REV's history and the histories of the
+ * `nextra` extra tips (none of which may contain `tip`; checked): the
+ * commits only they reach are marked `outside`, and `tip` is still last.
+ */
+int history_load_union(struct history **out, struct repository *repo,
+		       const git_oid *tip, const git_oid *extra,
+		       size_t nextra, int first_parent, unsigned jobs,
+		       void (*progress)(const char *stage, size_t done,
+					size_t total, void *payload),
+		       void *payload);
 
 /*
  * Read one commit, in or out of any history, as history_load() reads it

@@ -23,9 +23,14 @@ struct release_tag {
 	int64_t date;         /* tagger date, or commit date if lightweight */
 	/*
 	 * History index of the tagged commit, or RELEASES_OFF_HISTORY for a
-	 * tag that REV does not contain (RELEASES_DATED).
+	 * tag off the history (RELEASES_DATED). A tag that REV does not
+	 * contain is off the history unless the history was loaded with
+	 * it as an extra tip (the commit is then `outside`).
 	 */
 	uint32_t commit;
+	git_oid oid;          /* the tagged commit */
+	unsigned in_rev:1;    /* REV contains it */
+	unsigned contains_rev:1; /* it contains REV's commit */
 };
 
 #define RELEASES_OFF_HISTORY UINT32_MAX
@@ -35,7 +40,7 @@ struct release {
 	struct release_tag *tags; /* by date, then name (owned) */
 	size_t ntags;
 	int64_t first_date, last_date; /* 0 for the unreleased bucket */
-	uint64_t commits;     /* commits of the history in this release */
+	uint64_t commits;     /* commits of REV's history in this release */
 	/*
 	 * The tag that stands for the release (in releases.csv, the pages
 	 * and the history's snapshots): its first tag without a pre-release
@@ -47,7 +52,11 @@ struct release {
 };
 
 struct releases {
-	struct release *list; /* by first date; "unreleased" last if present */
+	/*
+	 * By the date each shipped (its standing tag's), then name;
+	 * "unreleased" last if present. Every output lists them so.
+	 */
+	struct release *list;
 	size_t n;
 	uint32_t *of_commit;  /* per history index: index into list */
 	size_t nskipped;      /* matching tags not pointing at a commit */

@@ -2,8 +2,9 @@
  * snapshots: how old the code was at every release, and how long each
  * release's lines live.
  *
- * A snapshot is a commit of REV's history whose whole composition is
- * wanted: every line of every text file attributed exactly as `git blame
+ * A snapshot is a commit whose whole composition is wanted, of REV's
+ * history or of a release branch's that REV does not contain (the history
+ * is then loaded with it, snapshots_extra_tips()): every line of every text file attributed exactly as `git blame
  * SNAPSHOT` attributes it (the same options as REV's), and its commit
  * mapped to a release with REV's release map. The blame engine computes
  * them in its one pass (blame.h, blame_options.snapshots): this module
@@ -44,6 +45,7 @@ struct snapshot {
 	git_oid oid;         /* that commit */
 	size_t release;      /* the release it stands for, or SNAPSHOT_NONE */
 	unsigned is_rev:1;   /* REV's own (the last) */
+	unsigned outside:1;  /* on a release branch: REV lacks the commit */
 	uint64_t lines;      /* every line counted */
 	uint64_t *by_release; /* nreleases counts (owned) */
 };
@@ -74,6 +76,15 @@ struct snapshots {
 	struct snapshot_survival *survival;  /* per release */
 	/* [release * n + snapshot]: see snapshots_survived() (owned) */
 	uint64_t *survived;
+	/* [release * n + snapshot]: see snapshots_based() (owned) */
+	uint64_t *based;
+	/*
+	 * Releases with commits in REV's history and no snapshot (RELEASES):
+	 * their standing tag contains REV's commit, yet is dated no later,
+	 * so it cannot come before REV in the walk. Release indices (owned).
+	 */
+	size_t *unsnapped;
+	size_t nunsnapped;
 	struct snapshots_state *state;       /* private */
 };
 
@@ -89,6 +100,18 @@ int snapshots_choose(struct snapshots **out, const struct history *h,
 		     const struct releases *rel, enum snapshots_when when,
 		     const char *rev, snapshots_filter_fn keep,
 		     void *keep_payload);
+
+/*
+ * The commits of the standing tags that `when` wants a snapshot of and
+ * the history lacks: tags on release branches, which REV does not
+ * contain (RELEASES_DATED), of releases with commits in REV's history.
+ * Load the history again with them as extra tips (history_load_union())
+ * and compute the releases on it before snapshots_choose(). A tag that
+ * contains REV's commit is left out (it cannot come before REV). *out
+ * is malloc'd, the caller's; NULL when there is none.
+ */
+int snapshots_extra_tips(git_oid **out, size_t *n,
+			 const struct releases *rel, enum snapshots_when when);
 
 /*
  * Point the engine's options at the snapshots: it then hands their lines
@@ -113,8 +136,19 @@ int snapshots_finish(struct snapshots *s);
 uint64_t snapshots_survived(const struct snapshots *s, size_t r, size_t k);
 
 /*
- * snapshots_survived() in percent (0 to 100) of release r's lines at its
- * base snapshot; -1 if it has none.
+ * What snapshots_survived() is a share of: release r's lines at its base
+ * from the commits that snapshot k's history has. All of its lines at the
+ * base when k descends from the base (always on one line of history);
+ * on release branches only those commits both have: redis's 2.2.0
+ * branch forked before 2.3-alpha0 was tagged on unstable, so 2.3's
+ * lines are neither kept nor lost there. 0 if none (or no base).
+ */
+uint64_t snapshots_based(const struct snapshots *s, size_t r, size_t k);
+
+/*
+ * snapshots_survived() in percent (0 to 100) of snapshots_based(); -1
+ * when that is 0 (no base, or snapshot k's history has none of the
+ * release's commits: no point of its curve).
  */
 double snapshots_share(const struct snapshots *s, size_t r, size_t k);
 

@@ -86,4 +86,22 @@ size_t tally_find_dir(const struct tally *t, const char *path, size_t len);
 /* Index of the subsystem (level-1 directory) of dirs[i], or 0 for root. */
 size_t tally_subsystem_of(const struct tally *t, size_t dir);
 
+/*
+ * Whether release r wrote nothing REV's history holds, and why: no
+ * commit of REV's history (every tag that contains its commits is dated
+ * earlier), no line at REV and none at any snapshot of t->history (the
+ * snapshot of a release branch may hold lines of commits only that
+ * branch has). The one rule for what the terminal table, the charts and
+ * the pages leave out and count as left out; releases.csv and
+ * report.json keep every release. The unreleased bucket and a release
+ * the tally knows no struct release of always wrote.
+ */
+enum tally_silence {
+	TALLY_WROTE = 0,
+	TALLY_SILENT_ELSEWHERE,  /* every tag of it is off REV's history */
+	TALLY_SILENT_ON_HISTORY, /* a tag on it, on another's commit */
+};
+
+enum tally_silence tally_release_silent(const struct tally *t, size_t r);
+
 #endif

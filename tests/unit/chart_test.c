@@ -17,6 +17,7 @@
 #include <cairo.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1541,6 +1542,135 @@ static void check_end_labels(void)
 	      "edge is not left of its curve's end");
 }
 
+/*
+ * The history's x axis: snapshots dated as git's 42 (a crowd in the
+ * first months, then a few a year) and as redis's (seven within two
+ * months, then years apart), at the plots of a phone's chart and a wide
+ * one: the first and the last always named, no two names closer than
+ * their width and the gap, and every name left out crowded by one kept.
+ */
+static void check_axis_thin(void)
+{
+	static const double widths[] = { 300, 620, 1200 };
+	double x[64], at[64];
+	unsigned char keep[64];
+	size_t n, i, j, w, pat;
+
+	for (pat = 0; pat < 3; pat++)
+		for (w = 0; w < 3; w++) {
+			double lo = 60, hi = lo + widths[w];
+
+			n = pat == 0 ? 42 : pat == 1 ? 9 : 2;
+			for (i = 0; i < n; i++) {
+				double f = pat == 0 ? (i < 5 ? i * 0.004 :
+					0.02 + (i - 5) * 0.98 / 36) :
+					pat == 1 ? (i < 7 ? i * 0.012 :
+					i == 7 ? 0.08 : 1) : (double)i;
+				x[i] = lo + f * widths[w];
+			}
+			chart_axis_thin(x, n, 13, 2, lo - 20, hi + 7, at, keep);
+			CHECK(keep[0] && keep[n - 1], "axis %zu at %g: the first "
+			      "or the last left out", pat, widths[w]);
+			for (i = 0; i < n; i++) {
+				int crowded = 0;
+
+				CHECK(at[i] - 6.5 >= lo - 20 - 1e-9 &&
+				      at[i] + 6.5 <= hi + 7 + 1e-9,
+				      "axis %zu: name %zu leaves the chart", pat, i);
+				for (j = 0; j < n; j++) {
+					if (j == i || !keep[j])
+						continue;
+					crowded |= fabs(at[i] - at[j]) < 15;
+					CHECK(!keep[i] || fabs(at[i] - at[j]) >= 15,
+					      "axis %zu at %g: names %zu and %zu "
+					      "meet", pat, widths[w], i, j);
+				}
+				CHECK(keep[i] || crowded, "axis %zu at %g: name "
+				      "%zu left out with room", pat, widths[w], i);
+			}
+		}
+}
+
+/*
+ * A name inside a band: a band that thickens to the right takes it at
+ * its thick end, whole inside at every x the box spans; one thinner than
+ * the name everywhere takes none; a box wider than the plot none.
+ */
+static void check_band_place(void)
+{
+	double x[5] = { 0, 100, 200, 300, 400 };
+	double top[5] = { 100, 96, 90, 60, 40 }, bot[5] = { 102, 104, 110,
+		140, 160 };
+	double cx = 0, cy = 0, t = 0, b;
+	int k;
+
+	CHECK(chart_band_place(x, top, bot, 5, 40, 8, 0, 400, &cx, &cy) &&
+	      cx >= 300 && cx + 20 <= 400, "a name is not at the band's "
+	      "thick end (%g)", cx);
+	for (k = 0; k <= 40; k++) {
+		double at = cx - 20 + k, j = at / 100;
+		size_t i = (size_t)j < 4 ? (size_t)j : 3;
+		double f = j - (double)i;
+
+		t = top[i] + (top[i + 1] - top[i]) * f;
+		b = bot[i] + (bot[i + 1] - bot[i]) * f;
+		CHECK(cy - 4 >= t && cy + 4 <= b, "the name leaves its band "
+		      "at x %g (%g..%g, band %g..%g)", at, cy - 4, cy + 4, t,
+		      b);
+	}
+	CHECK(!chart_band_place(x, top, bot, 5, 40, 130, 0, 400, &cx, &cy),
+	      "a name placed in a band thinner than it");
+	CHECK(!chart_band_place(x, top, bot, 5, 500, 8, 0, 400, &cx, &cy),
+	      "a name wider than the plot placed");
+}
+
+/*
+ * Names in a column beside the bands' ends: forty ends 4 px apart (the
+ * newest releases at REV) in 300 px: in the ends' order top down, apart,
+ * within the column, none further than its reach from its end, the
+ * first tried kept; those left out are left out for want of room.
+ */
+static void check_labels_stack(void)
+{
+	struct end_label v[40];
+	size_t i, j, placed = 0;
+	double prev = -1e9, prev_ey = -1e9;
+	size_t order[40];
+
+	for (i = 0; i < 40; i++)
+		v[i] = (struct end_label){ .r = i, .ex = 600,
+			.ey = 100 + 4.0 * (double)((i * 7) % 40), .w = 24,
+			.h = 12 };
+	CHECK(chart_labels_stack(v, 40, 605, 50, 350) == 0, "stack failed");
+	CHECK(v[0].placed, "the first name tried is left out");
+	for (i = j = 0; i < 40; i++)
+		if (v[i].placed)
+			order[j++] = i;
+	placed = j;
+	CHECK(placed >= 10 && placed <= 300 / 13, "%zu names placed",
+	      placed);
+	/* by their ends, top down */
+	for (i = 1; i < placed; i++)
+		for (j = i; j > 0 && v[order[j - 1]].ey > v[order[j]].ey; j--) {
+			size_t tmp = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = tmp;
+		}
+	for (i = 0; i < placed; i++) {
+		const struct end_label *L = &v[order[i]];
+
+		CHECK(L->y >= prev && L->ey >= prev_ey, "name %zu out of "
+		      "order or over the one above", order[i]);
+		CHECK(L->y >= 50 && L->y + L->h <= 350 && L->x == 605,
+		      "name %zu leaves its column", order[i]);
+		CHECK(fabs(L->y + L->h / 2 - L->ey) <= SURVIVAL_REACH * L->h,
+		      "name %zu moved beyond its reach", order[i]);
+		prev = L->y + L->h;
+		prev_ey = L->ey;
+	}
+}
+
 static const char *name_jq(size_t i, size_t n)
 {
 	static char buf[32];
@@ -1667,10 +1797,13 @@ static struct snapshots *fx_history(const struct tally *t)
 	s->nrows = n;
 	/* Every line at a later snapshot is one of its base's survivors. */
 	s->survived = xcalloc(nrel * nrel, sizeof(*s->survived));
+	s->based = xcalloc(nrel * nrel, sizeof(*s->based));
 	for (r = 0; r < nrel; r++) {
 		s->survival[r].base = r;
-		for (k = r; k < nrel; k++)
+		for (k = r; k < nrel; k++) {
 			s->survived[r * nrel + k] = s->list[k].by_release[r];
+			s->based[r * nrel + k] = s->list[r].by_release[r];
+		}
 	}
 	return s;
 }
@@ -1688,6 +1821,7 @@ static void fx_history_free(struct snapshots *s)
 	free(s->rows);
 	free(s->survival);
 	free(s->survived);
+	free(s->based);
 	free(s);
 }
 
@@ -1783,10 +1917,9 @@ static void check_empty_release(const char *base)
 		r4[i].commits = i == 2 ? 0 : 10;
 	for (i = 0; i < 3; i++)
 		r3[i].commits = 10;
-	CHECK(!chart_release_wrote(&t4->releases[2]) &&
-	      chart_release_wrote(&t4->releases[3]) &&
-	      chart_release_wrote(&t4->releases[4]),
-	      "chart_release_wrote() is wrong");
+	CHECK(tally_release_silent(t4, 2) && !tally_release_silent(t4, 3) &&
+	      !tally_release_silent(t4, 4),
+	      "tally_release_silent() is wrong");
 	if (!write_charts(a, t4, &info_linux, 720, 480, 0) &&
 	    !write_charts(b, t3, &info_linux, 720, 480, 0))
 		check_same_dirs(a, b);
@@ -1798,6 +1931,22 @@ static void check_empty_release(const char *base)
 	r4[2].commits = 1;
 	CHECK(release_rgb(t4, 1, 0) != release_rgb(t3, 1, 0),
 	      "a release with commits left the ramp");
+	/* without commits or lines at REV, lines at a snapshot (a release
+	 * branch's own fixes) keep it too; none, and it leaves again */
+	r4[2].commits = 0;
+	{
+		struct snapshots *h = fx_history(t4);
+
+		t4->history = h;
+		CHECK(!tally_release_silent(t4, 2), "a release with lines at "
+		      "a snapshot is silent");
+		for (i = 0; i < h->n; i++)
+			h->list[i].by_release[2] = 0;
+		CHECK(tally_release_silent(t4, 2), "a release with no line "
+		      "anywhere is not silent");
+		t4->history = NULL;
+		fx_history_free(h);
+	}
 	fx_free(t4);
 	fx_free(t3);
 	free(r4);
@@ -2159,6 +2308,9 @@ int main(int argc, char **argv)
 		check_palette();
 		check_legend();
 		check_end_labels();
+		check_axis_thin();
+		check_band_place();
+		check_labels_stack();
 		check_bars(argv[2]);
 		check_subsystems(argv[2]);
 		check_few_subsystems(argv[2], 800, 450);

@@ -74,11 +74,13 @@ static void expect_file(const char *dir, const char *name, const char *want)
 #define T_RC2B 1281000000  /* 2010-08-05T09:20:00Z */
 
 static struct release_tag tags10[] = {
-	{ "v1.0-rc1", T_RC1, 0 }, { "v1.0", T_V10, 2 },
+	{ "v1.0-rc1", T_RC1, 0, { { 0 } }, 1, 0 },
+	{ "v1.0", T_V10, 2, { { 0 } }, 1, 0 },
 };
-static struct release_tag tags11[] = { { "v1,1", T_V11, 4 } };
+static struct release_tag tags11[] = { { "v1,1", T_V11, 4, { { 0 } }, 1, 0 } };
 static struct release_tag tags20[] = {
-	{ "v2.0-rc1", T_RC2A, 6 }, { "v2.0-rc2", T_RC2B, 9 },
+	{ "v2.0-rc1", T_RC2A, 6, { { 0 } }, 1, 0 },
+	{ "v2.0-rc2", T_RC2B, 9, { { 0 } }, 1, 0 },
 };
 static struct release rels[] = {
 	{ "v1.0", tags10, 2, T_RC1, T_V10, 3, &tags10[1], 0 },
@@ -313,9 +315,10 @@ static const char run_json[] =
 
 /* --- a second tally: rounding, no files, only pre-releases ---------------- */
 
-static struct release_tag tags_r[] = { { "3.0-rc", 100, 0 } };
+static struct release_tag tags_r[] = { { "3.0-rc", 100, 0, { { 0 } }, 1, 0 } };
 static struct release_tag tags_s[] = {
-	{ "3.0a", 200, 1 }, { "3.0a1", 300, 1 },
+	{ "3.0a", 200, 1, { { 0 } }, 1, 0 },
+	{ "3.0a1", 300, 1, { { 0 } }, 1, 0 },
 };
 static struct release rels2[] = {
 	{ "3.0", tags_r, 1, 100, 100, 1, &tags_r[0], 0 },
@@ -339,8 +342,8 @@ static const char releases2_csv[] =
 static uint64_t s0_by[] = { 6, 0, 0, 0 };
 static uint64_t s1_by[] = { 2, 4, 0, 1 };
 static struct snapshot snaps[] = {
-	{ "v1.0", T_V10, 3, { { 0xab } }, 0, 0, 6, s0_by },
-	{ "HEAD,x", T_V11, 7, { { 0xcd } }, SNAPSHOT_NONE, 1, 7, s1_by },
+	{ "v1.0", T_V10, 3, { { 0xab } }, 0, 0, 0, 6, s0_by },
+	{ "HEAD,x", T_V11, 7, { { 0xcd } }, SNAPSHOT_NONE, 1, 0, 7, s1_by },
 };
 static char sub_dot[] = ".", sub_dir[] = "d,ir";
 static char *subs[] = { sub_dot, sub_dir };
@@ -354,9 +357,11 @@ static struct snapshot_survival surv[] = {
 };
 /* [release * 2 + snapshot]: one of v1.0's 2 lines at HEAD arrived. */
 static uint64_t survived[] = { 6, 1, 0, 0, 0, 0, 0, 0 };
+/* [release * 2 + snapshot]: HEAD descends from v1.0: all 6 lines. */
+static uint64_t based[] = { 6, 6, 0, 0, 0, 0, 0, 0 };
 static struct snapshots history = {
 	SNAPSHOTS_RELEASES, snaps, 2, 4, subs, 2, srows, 6, surv, survived,
-	NULL,
+	based, NULL, 0, NULL,
 };
 
 static const char history_csv[] =
@@ -385,15 +390,16 @@ static const char history_json[] =
 	"    \"snapshots\": [\n"
 	"      {\"name\": \"v1.0\", \"date\": \"2010-02-24T18:52:17Z\", "
 	"\"commit\": \"ab00000000000000000000000000000000000000\", "
-	"\"release\": \"v1.0\", \"rev\": false, \"lines\": 6, "
+	"\"release\": \"v1.0\", \"rev\": false, \"branch\": false, \"lines\": 6, "
 	"\"releases\": {\"v1.0\": 6}},\n"
 	"      {\"name\": \"HEAD,x\", \"date\": \"2010-03-31T01:46:40Z\", "
 	"\"commit\": \"cd00000000000000000000000000000000000000\", "
-	"\"release\": null, \"rev\": true, \"lines\": 7, "
+	"\"release\": null, \"rev\": true, \"branch\": false, \"lines\": 7, "
 	"\"releases\": {\"v1.0\": 2, \"v1,1\": 4, \"\": 1}}\n"
 	"    ],\n    \"survival\": [\n"
 	"      {\"release\": \"v1.0\", \"snapshot\": \"v1.0\", \"lines\": 6, "
-	"\"half_life_days\": 404.6}\n    ]\n  }\n}\n";
+	"\"half_life_days\": 404.6}\n    ],\n"
+	"    \"without_snapshot\": []\n  }\n}\n";
 
 static int write_into(const char *base, const char *sub,
 		      const struct tally *t, const struct report_info *in)
