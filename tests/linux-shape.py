@@ -58,7 +58,8 @@ TOP = [("drivers", 50.0), ("arch", 19.0), ("include", 6.0), ("tools", 5.0),
        ("rust", 0.1), ("init", 0.05), ("ipc", 0.05), ("virt", 0.05),
        ("usr", 0.02), ("certs", 0.02)]
 COMMON = [b"}", b"", b"\treturn 0;", b"\t}", b"{", b"\t\tbreak;", b"",
-          b"\treturn ret;", b"#include <linux/kernel.h>", b"\t\treturn -EINVAL;"]
+          b"\treturn ret;", b"#include <linux/kernel.h>",
+          b"\t\treturn -EINVAL;"]
 PAD = [b"", b"dev", b"priv->lock", b"&pdev->dev, res", b"buf, len",
        b"NULL", b"flags & MASK"]
 

@@ -67,7 +67,8 @@ sample() {
 # Two release tags, the middle one and the last: a sample of their files.
 blame_sample() {
 	local tags tag
-	tags=$(releases | awk '{ t[NR] = $0 } END { print t[int(NR / 2)]; print t[NR] }')
+	tags=$(releases |
+		awk '{ t[NR] = $0 } END { print t[int(NR / 2)]; print t[NR] }')
 	for tag in $tags; do
 		mapfile -t files < <(sample "$tag")
 		[ ${#files[@]} -ge 10 ]

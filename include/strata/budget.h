@@ -1,8 +1,9 @@
 /*
  * budget: the memory a run will take, estimated before the heavy work
  * from the counts that are cheap to get (the history's length, REV's
- * files, its lines from a sample of its blobs, the snapshots), against the memory the machine offers. The account behind
- * the estimate is in docs/performance.md, "Memory".
+ * files, its lines from a sample of its blobs, the snapshots), against
+ * the memory the machine offers. The account behind the estimate is in
+ * docs/performance.md, "Memory".
  */
 #ifndef STRATA_BUDGET_H
 #define STRATA_BUDGET_H
