@@ -9,7 +9,10 @@
 #   make bench    REPO=... REV=... [JOBS=N] [SAMPLE=K] [RUNS=R]: strata against
 #                 per-file git blame; HISTORY=WHEN [OPTS=...]: the report with
 #                 --history WHEN against --history none; AGAINST=BINARY
-#                 [OPTS=...]: the report against another build's
+#                 [OPTS=...]: the report against another build's; SCALE=1:
+#                 report --history releases on 1 and JOBS jobs against git
+#                 log -p; SHAPE='--commits C ...': on a history of Linux's
+#                 shape (tests/linux-shape.py), made once in build/shape/
 #   make install  PREFIX=/usr/local DESTDIR= (the man page in
 #                 $(PREFIX)/share/man/man1)
 #   make fuzz     FUZZ_SECONDS=N [FUZZ=name]: build every libFuzzer target

@@ -7,19 +7,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "blame_int.h"
 #include "strata/error.h"
-
-static double elapsed(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) +
-	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 static int file_cmp(const void *a, const void *b)
 {
@@ -114,14 +104,14 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	struct tipfile *tips = NULL;
 	struct marking M = { 0 };
 	size_t ntips = 0, i, failed = 0;
-	struct timespec t0;
+	struct util_stages stages;
 	struct reader R = { 0 };
 	struct evaluation X = { 0 };
 	struct odb_stats st;
 	int rc = 0;
 
 	*out = NULL;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	util_stages_start(&stages);
 	if ((rc = engine_init(&E, repo, h, opts)) < 0)
 		goto done;
 	if (!(res = calloc(1, sizeof(*res)))) {
@@ -138,7 +128,7 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	res->npassed_over = rename_detector_passed_over(E.rd);
 	rename_detector_free(E.rd);
 	E.rd = NULL;
-	res->seconds_walk = elapsed(&t0);
+	util_stages_end(&stages, "walk");
 	/*
 	 * Keep the text files and mark what they need, the tip's files
 	 * first: each one's run then holds all of its history, as the
@@ -156,7 +146,7 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	 * origin is usually the next one diffed.
 	 */
 	res->nversions = M.n;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	util_stages_end(&stages, "mark");
 	if ((rc = blame_evaluation_plan(&X, M.list, M.n, E.seq)) < 0)
 		goto done;
 	X.S = &E.S;
@@ -166,18 +156,18 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 		blame_name_failed(&M, tips, ntips, failed);
 		goto done;
 	}
-	res->seconds_diff = elapsed(&t0);
+	util_stages_end(&stages, "diffs");
 	odb_stats(&st, repo->odb);
 	res->nreads = st.reads;
 	res->ncached = st.hits;
 	res->nbuilt = st.built;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < M.n; i++)
 		res->ndiffs += M.list[i]->norigins;
 	res->nrenames = E.nrenames;
 	if ((rc = collect_result(res, tips, ntips)) < 0)
 		goto done;
-	res->seconds_eval = elapsed(&t0);
+	util_stages_end(&stages, "result");
+	res->stages = stages;
 done:
 	for (i = 0; i < ntips; i++)
 		free(tips[i].path);

@@ -18,6 +18,7 @@
 
 #include "strata/attr.h"
 #include "strata/blame.h"
+#include "strata/budget.h"
 #include "strata/cycle.h"
 #include "strata/error.h"
 #include "strata/filter.h"
@@ -494,12 +495,10 @@ static void print_verbose(const struct history *h,
 
 	fprintf(stderr, "strata: %zu commits (%zu cut off by a shallow "
 		"clone) read in %.2fs; %zu file versions, %llu diffs, "
-		"%llu renames; walk %.2fs, diffs and lines %.2fs, "
-		"result %.2fs\n",
+		"%llu renames\n",
 		h->n, h->nboundary, info->seconds_history,
 		b->nversions, (unsigned long long)b->ndiffs,
-		(unsigned long long)b->nrenames, b->seconds_walk,
-		b->seconds_diff, b->seconds_eval);
+		(unsigned long long)b->nrenames);
 	fprintf(stderr, "strata: %zu object reads, %zu from the cache, "
 		"%zu objects built from packs; a cache of %zu KiB for "
 		"the walk\n", b->nreads, b->ncached, b->nbuilt,
@@ -516,6 +515,30 @@ static void print_verbose(const struct history *h,
 			b->nsnapshot_versions);
 	heap_describe(heap, sizeof(heap));
 	fprintf(stderr, "strata: %s\n", heap);
+}
+
+/*
+ * The run's stages, for --verbose: main's own (history, releases,
+ * snapshots, tally, output) and the engine's between them.
+ */
+static struct util_stages run_stages;
+
+static void print_stages(void)
+{
+	double total = 0;
+	size_t i;
+
+	fprintf(stderr, "strata: stage: wall time, peak memory of the "
+		"process so far\n");
+	for (i = 0; i < run_stages.n; i++) {
+		const struct util_stage *s = &run_stages.v[i];
+
+		total += s->seconds;
+		fprintf(stderr, "strata: stage %-9s %8.2f s %9.1f MiB\n",
+			s->name, s->seconds, (double)s->peak_kib / 1024.0);
+	}
+	fprintf(stderr, "strata: stage %-9s %8.2f s %9.1f MiB\n", "total",
+		total, (double)util_peak_kib() / 1024.0);
 }
 
 /*
@@ -707,7 +730,10 @@ static int run_tally(struct options *o, struct repository *repo,
 	info->ignore_revs = (const char *const *)ignore_hex;
 	info->nignore_revs = nignore;
 	info->seconds_total = seconds_since(t0);
+	util_stages_end(&run_stages, "tally");
 	rc = show_tally(t, o, snap, info);
+	util_stages_end(&run_stages, o->cmd == OPTIONS_TABLE ? "table"
+							      : "publish");
 done:
 	free_hex(ignore_hex, nignore);
 	tally_free(t);
@@ -800,6 +826,27 @@ static int prepare_cycle(struct options *o, struct repository *repo,
 	return cycle_engine_options(*cyc, bo);
 }
 
+/*
+ * A run that would not fit in memory stops here, before the walk, with
+ * the estimate and what the machine offers (budget.h). A tree that
+ * cannot be counted is left to the blame, which says what is wrong.
+ */
+static int check_memory(const struct options *o, struct repository *repo,
+			const struct history *h, const struct snapshots *snap,
+			const struct cycle *cyc)
+{
+	struct budget_counts c = { 0 };
+
+	if (budget_count(&c, repo, &h->commits[h->n - 1].tree) < 0) {
+		error_clear();
+		return 0;
+	}
+	c.commits = h->n;
+	c.snapshots = (snap ? snap->n : 0) + (cyc != NULL);
+	c.jobs = (unsigned)o->jobs;
+	return budget_check(&c);
+}
+
 /* A copy of the last error's message, to report it later. */
 static int keep_error(char **out)
 {
@@ -829,6 +876,7 @@ static int run(struct options *o)
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	util_stages_start(&run_stages);
 	if ((rc = options_check(o)) < 0 ||
 	    (o->cmd == OPTIONS_REPORT && (rc = check_publish(o)) < 0))
 		return rc;
@@ -860,6 +908,7 @@ static int run(struct options *o)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	info.seconds_history = seconds_since(&t0);
+	util_stages_end(&run_stages, "history");
 	bo.ignore_whitespace = o->ignore_ws;
 	bo.ignore = ignore;
 	bo.nignore = nignore;
@@ -873,12 +922,25 @@ static int run(struct options *o)
 	if ((rc = prepare_cohorts(o, repo, &h, &rel, &snap, &bo)) < 0 ||
 	    (rc = prepare_cycle(o, repo, h, rel, &cyc, &bo)) < 0)
 		goto done;
+	if (o->cmd != OPTIONS_BLAME)
+		util_stages_end(&run_stages, "releases");
+	if ((rc = check_memory(o, repo, h, snap, cyc)) < 0)
+		goto done;
+	util_stages_end(&run_stages, "budget");
 	rc = blame_tree(&b, repo, h, &bo);
 	progress_end(&prog);
-	if (rc == 0 && snap)
+	if (rc == 0) {
+		util_stages_append(&run_stages, &b->stages);
+		run_stages.start = b->stages.start;
+	}
+	if (rc == 0 && snap) {
 		rc = snapshots_finish(snap);
-	if (rc == 0 && cyc)
+		util_stages_end(&run_stages, "snapshots");
+	}
+	if (rc == 0 && cyc) {
 		rc = cycle_finish(cyc, repo, b);
+		util_stages_end(&run_stages, "cycle");
+	}
 	if (rc == 0 && attr_error)
 		rc = error_set("%s", attr_error);
 	if (rc < 0)
@@ -891,11 +953,14 @@ static int run(struct options *o)
 		goto done;
 	if (o->cmd == OPTIONS_BLAME) {
 		rc = print_blame(b, h, o);
-		goto done;
+		util_stages_end(&run_stages, "output");
+	} else {
+		git_oid_tostr(info.commit, sizeof(info.commit), &tip);
+		rc = run_tally(o, repo, h, b, rel, snap, cyc, ignore,
+			       nignore, &info, &t0);
 	}
-	git_oid_tostr(info.commit, sizeof(info.commit), &tip);
-	rc = run_tally(o, repo, h, b, rel, snap, cyc, ignore, nignore, &info,
-		       &t0);
+	if (rc == 0 && o->verbose)
+		print_stages();
 done:
 	free(attr_error);
 	free(ignore);

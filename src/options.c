@@ -166,9 +166,10 @@ const struct options_spec options_table[] = {
 		 "a terminal).\n" },
 	{ .name = "--verbose", .cmds = OPTIONS_ALL, .kind = OPTIONS_FLAG,
 	  .offset = AT(verbose),
-	  .help = "print what the engine did, with timings\n",
-	  .man = "Print what the engine did and how long each stage took, on "
-		 "standard\nerror.\n" },
+	  .help = "print what the engine did, each stage's time and memory\n",
+	  .man = "Print what the engine did, and each stage's wall time and "
+		 "the process's\npeak memory so far when it ended, on "
+		 "standard error.\n" },
 
 	/* ---- blame ---- */
 	{ .short_name = 'z', .cmds = FOR(BLAME), .kind = OPTIONS_FLAG,

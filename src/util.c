@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "strata/error.h"
@@ -274,6 +276,46 @@ void util_strlist_release(struct util_strlist *l)
 	free(l->v);
 	l->v = NULL;
 	l->n = l->alloc = 0;
+}
+
+/* ---- the stages of a run ---------------------------------------------- */
+
+size_t util_peak_kib(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (size_t)ru.ru_maxrss;
+}
+
+void util_stages_start(struct util_stages *s)
+{
+	s->n = 0;
+	clock_gettime(CLOCK_MONOTONIC, &s->start);
+}
+
+void util_stages_end(struct util_stages *s, const char *name)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (s->n < UTIL_STAGES_MAX) {
+		s->v[s->n].name = name;
+		s->v[s->n].seconds = (double)(now.tv_sec - s->start.tv_sec) +
+				     (double)(now.tv_nsec - s->start.tv_nsec) /
+				     1e9;
+		s->v[s->n].peak_kib = util_peak_kib();
+		s->n++;
+	}
+	s->start = now;
+}
+
+void util_stages_append(struct util_stages *to,
+			const struct util_stages *from)
+{
+	for (size_t i = 0; i < from->n && to->n < UTIL_STAGES_MAX; i++)
+		to->v[to->n++] = from->v[i];
 }
 
 /* ---- an intrusive LRU list -------------------------------------------- */

@@ -1,6 +1,7 @@
 #!/bin/bash
 # make bench REPO=... REV=... [JOBS=N] [SAMPLE=K] [RUNS=R]
-#            [HISTORY=WHEN | AGAINST=BINARY] [OPTS='--tags ...']
+#            [HISTORY=WHEN | AGAINST=BINARY | SCALE=1] [OPTS='--tags ...']
+# make bench SHAPE='--commits C --files F --lines L' [SCALE=1] ...
 #
 # Times `strata blame` against per-file `git blame` with the same number of
 # jobs (the way such studies were done before), and `git log -p` over the
@@ -10,18 +11,48 @@
 # strata runs R times (default 3) and its median time counts: a run of
 # under a second moves by 10 to 20% on a shared machine, where git
 # blame's minutes average that out.
+#
+# SHAPE='ARGS': the repository is tests/linux-shape.py ARGS (a history of
+# Linux's shape), made once into build/shape/ and kept there, REV main;
+# the time to make it is printed when it is made.
+# SCALE=1: `strata report --history releases` with --jobs 1 and with
+# JOBS, RUNS times each in turn, against `git log -p` once: the times,
+# the ratios and the peak memory of each.
 set -eu
 
 repo=${1:-}
 rev=${2:-}
 jobs=${3:-}
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ -n "${SHAPE:-}" ]; then
+	name=$(printf '%s' "$SHAPE" | tr -c 'A-Za-z0-9.' _)
+	repo=$here/build/shape/$name.git
+	[ -n "$rev" ] || rev=main
+	if [ ! -d "$repo" ]; then
+		mkdir -p "$here/build/shape"
+		rm -rf "$repo.tmp"
+		git init -q --bare "$repo.tmp"
+		t0=$(date +%s.%N)
+		# shellcheck disable=SC2086 # ARGS are words
+		python3 "$here/tests/linux-shape.py" $SHAPE --stats \
+			2>"$repo.stats" | git -C "$repo.tmp" fast-import --quiet
+		t1=$(date +%s.%N)
+		git -C "$repo.tmp" repack -adfq
+		t2=$(date +%s.%N)
+		mv "$repo.tmp" "$repo"
+		printf 'made %s: generated and imported in %.0f s, repacked in %.0f s\n' \
+			"$repo" "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)" |
+			tee "$repo.made"
+	fi
+	tr '\n' ' ' <"$repo.stats"
+	echo
+fi
 sample=${SAMPLE:-1}
 runs=${RUNS:-3}
 case $runs in '' | *[!0-9]* | 0) echo "bad RUNS: $runs" >&2; exit 2 ;; esac
 [ -n "$repo" ] || { echo "usage: make bench REPO=path [REV=rev] [JOBS=n] [SAMPLE=k]" >&2; exit 2; }
 [ -n "$rev" ] || rev=HEAD
 [ -n "$jobs" ] || jobs=$(nproc)
-here=$(cd "$(dirname "$0")/.." && pwd)
 strata=${STRATA:-$here/strata}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -60,6 +91,42 @@ report_run() {
 
 median() { sort -n "$1" | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'; }
 most() { sort -n "$1" | tail -n 1; }
+
+# SCALE=1: the report with every release's snapshot, on one job and on
+# JOBS, against git log -p.
+if [ "${SCALE:-0}" = 1 ]; then
+	read -ra opts <<<"${OPTS:-}"
+	for r in $(seq "$runs"); do
+		for j in 1 "$jobs"; do
+			rm -rf "$tmp/out"
+			t0=$(now)
+			/usr/bin/time -f '%M %U %S' -o "$tmp/mem" "$strata" report \
+				"$repo" --rev "$commit" --jobs "$j" --quiet --verbose \
+				--out "$tmp/out" --history releases "${opts[@]}" \
+				2>"$tmp/verbose.$j"
+			t1=$(now)
+			secs "$t0" "$t1" >> "$tmp/t.$j"
+			read -r m u s < <(tail -n 1 "$tmp/mem")
+			echo "$u + $s" | bc >> "$tmp/c.$j"
+			echo "$m" >> "$tmp/m.$j"
+		done
+	done
+	sed 's/^/  /' "$tmp/verbose.$jobs"
+	t0=$(now)
+	git -C "$repo" log -p "$commit" > /dev/null
+	t1=$(now)
+	t_log=$(secs "$t0" "$t1")
+	for j in 1 "$jobs"; do
+		printf 'report --history releases, --jobs %-3s %8.2f s %8.2f s CPU %6.0f MiB\n' \
+			"$j" "$(median "$tmp/t.$j")" "$(median "$tmp/c.$j")" \
+			"$(echo "$(most "$tmp/m.$j") / 1024" | bc -l)"
+	done
+	printf '%-41s %8.2f s\n' "git log -p" "$t_log"
+	printf -- '--jobs %s takes %.2fx the time of --jobs 1; the report %.2fx the time of git log -p\n' \
+		"$jobs" "$(echo "$(median "$tmp/t.$jobs") / $(median "$tmp/t.1")" | bc -l)" \
+		"$(echo "$(median "$tmp/t.$jobs") / $t_log" | bc -l)"
+	exit 0
+fi
 
 if [ -n "${HISTORY:-}${AGAINST:-}" ]; then
 	[ -z "${HISTORY:-}" ] || [ -z "${AGAINST:-}" ] ||

@@ -2,6 +2,7 @@
 """Check a report's history files against git itself.
 
     history-check.py REPO REPORT [--first-parent] [-w] [--ignore-rev REV]...
+                     [--snapshot NAME --subsystem DIR]
 
 REPORT is a directory `strata report` wrote. For every snapshot listed in
 REPORT/data/report.json, every text file at the snapshot's commit is blamed
@@ -16,6 +17,10 @@ release, the lesser of its lines at the release's base and at the later
 snapshot, a share of the release's lines at the base from the commits the
 later snapshot's history has) and the half-lives in report.json are then recomputed from
 those counts.
+
+With --snapshot and --subsystem, only the files of top-level directory
+DIR at snapshot NAME are blamed, and only that snapshot's rows of DIR in
+history-subsystems.csv are compared (a sample of a big history).
 
 Tags are assumed to match the default --tags expression (the tests use
 plain version tags). Prints what differs and exits 1, or prints a summary.
@@ -54,17 +59,27 @@ def release_map(repo, rev, first_parent, scope):
     """commit -> release name. The tags that count: those REV contains,
     and with scope "dated" every other tag dated no later than REV."""
     fp = ["--first-parent"] if first_parent else []
-    history = set(git(repo, "rev-list", *fp, rev).split())
     rev_date = int(git(repo, "log", "-1", "--format=%ct", rev))
     tags = []
     for line in git(repo, "for-each-ref", "refs/tags",
                     "--format=%(refname:strip=2) %(creatordate:unix) "
-                    "%(*objectname)%(objectname)").splitlines():
+                    "%(objectname)").splitlines():
         name, date, obj = line.split(" ")
-        commit = git(repo, "rev-parse", name + "^{commit}").strip()
-        if commit in history or (scope == "dated" and
-                                 int(date) <= rev_date):
-            tags.append((int(date), name, commit))
+        tags.append([int(date), name, obj])
+    # Each tag's commit, and the parents of everything any tag or REV
+    # reaches, in one process each (a process per tag takes minutes on
+    # a history with hundreds of tags).
+    peeled = git(repo, "rev-parse", *["%s^{commit}" % t[2] for t in tags]
+                 ).split() if tags else []
+    parents = {}
+    for line in git(repo, "log", *fp, "--format=%H %P", rev,
+                    *sorted(set(peeled))).splitlines():
+        c, *ps = line.split()
+        parents[c] = ps[:1] if first_parent else ps
+    history = reached(parents, [git(repo, "rev-parse", rev).strip()])
+    tags = [(date, name, commit) for (date, name, _), commit
+            in zip(tags, peeled)
+            if commit in history or (scope == "dated" and date <= rev_date)]
     tags.sort()
     # Each version's name: its standing tag's (the first without a
     # pre-release suffix, else the latest).
@@ -78,20 +93,53 @@ def release_map(repo, rev, first_parent, scope):
     for date, name, commit in reversed(tags):
         if shown[version_key(name)] is None:
             shown[version_key(name)] = name
-    # A tag counts when it contains a commit of REV's history; it then
+    # A tag counts when it contains a commit of REV's history (REV's
+    # history holds its ancestors, so: when the tag reaches one); it then
     # claims every commit it contains that no earlier tag claimed, also
-    # those off REV's history (a release branch's, in its snapshot).
-    of = {}
+    # those off REV's history (a release branch's, in its snapshot). What
+    # a tag claims holds its ancestors, so the next stops there.
+    reach, of = {}, {}
     for date, name, commit in tags:
-        contains = git(repo, "rev-list", *fp, commit).split()
-        if not any(c in history for c in contains):
+        if not reaches(parents, history, reach, commit):
             continue
-        for c in contains:
-            of.setdefault(c, release_name(shown[version_key(name)]))
+        for c in reached(parents, [commit], stop=of):
+            of[c] = release_name(shown[version_key(name)])
     return of
 
 
-def text_files(repo, commit):
+def reached(parents, starts, stop=()):
+    """The commits `starts` contain, but those in `stop` and theirs."""
+    out, todo = set(), list(starts)
+    while todo:
+        c = todo.pop()
+        if c not in out and c not in stop:
+            out.add(c)
+            todo.extend(parents[c])
+    return out
+
+
+def reaches(parents, history, memo, c0):
+    """Whether commit c0 contains a commit of `history`."""
+    stack = [c0]
+    while stack:
+        c = stack[-1]
+        if c in memo:
+            stack.pop()
+            continue
+        if c in history:
+            memo[c] = True
+            stack.pop()
+            continue
+        todo = [p for p in parents[c] if p not in memo]
+        if todo:
+            stack.extend(todo)
+            continue
+        memo[c] = any(memo[p] for p in parents[c])
+        stack.pop()
+    return memo[c0]
+
+
+def text_files(repo, commit, under=None):
     out = []
     for entry in git(repo, "ls-tree", "-r", "-z", "--full-tree", commit,
                      binary=True).split(b"\0"):
@@ -101,15 +149,17 @@ def text_files(repo, commit):
         mode, kind, oid = meta.decode().split(" ")
         if kind != "blob" or mode not in ("100644", "100755"):
             continue
+        if under is not None and not path.startswith(under.encode() + b"/"):
+            continue
         data = git(repo, "cat-file", "blob", oid, binary=True)
         if data and b"\0" not in data[:8000]:
             out.append(path.decode("utf-8", "surrogateescape"))
     return out
 
 
-def blame_counts(repo, commit, opts, of):
+def blame_counts(repo, commit, opts, of, under=None):
     by_release, by_sub, by_commit = Counter(), Counter(), Counter()
-    for path in text_files(repo, commit):
+    for path in text_files(repo, commit, under):
         out = git(repo, "blame", "--porcelain", *opts, commit, "--", path)
         sub = path.split("/", 1)[0] if "/" in path else "."
         for line in out.splitlines():
@@ -167,11 +217,39 @@ def half_life(commits, of, names, dates, rel, base, lineage):
     return None
 
 
+def sample(repo, hist, got_sub, opts, of, only, under):
+    """The rows of one subsystem at one snapshot; 0 if they agree."""
+    snaps = [s for s in hist["snapshots"] if s["name"] == only]
+    if not snaps:
+        print("no snapshot %s in the report" % only)
+        return 1
+    _, want_sub, _ = blame_counts(repo, snaps[0]["commit"], opts, of, under)
+    got = {k: n for k, n in got_sub[only].items() if k[0] == under}
+    if not want_sub:
+        print("no text file under %s at %s" % (under, only))
+        return 1
+    if dict(want_sub) != got:
+        print("snapshot %s, %s: history-subsystems.csv %s, git blame %s" %
+              (only, under, got, dict(want_sub)))
+        return 1
+    print("history ok: snapshot %s, %s: %d lines in %d releases" %
+          (only, under, sum(want_sub.values()), len(want_sub)))
+    return 0
+
+
 def main():
     repo, report = sys.argv[1], sys.argv[2]
     opts, first_parent, i = [], False, 3
+    only, under = None, None
     while i < len(sys.argv):
         a = sys.argv[i]
+        if a in ("--snapshot", "--subsystem"):
+            if a == "--snapshot":
+                only = sys.argv[i + 1]
+            else:
+                under = sys.argv[i + 1]
+            i += 2
+            continue
         if a == "--first-parent":
             first_parent = True
             opts.append(a)
@@ -195,6 +273,10 @@ def main():
     for snap, sub, rel, n in srows:
         got_sub[snap][(sub, rel)] = int(n)
     bad = 0
+    if (only is None) != (under is None):
+        sys.exit("--snapshot and --subsystem go together")
+    if only is not None:
+        sys.exit(sample(repo, hist, got_sub, opts, of, only, under))
     counts, commits = {}, {}
     for s in hist["snapshots"]:
         want, want_sub, by_commit = blame_counts(repo, s["commit"], opts, of)

@@ -14,8 +14,12 @@ output is the same for the same arguments (a fixed seed).
 docs/performance.md gives what strata and git took on 500,000 commits and
 60,000 files. Not part of `make test`: generating that takes minutes.
 """
+import os
 import random
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fastimport  # noqa: E402
 
 
 def main():
@@ -24,35 +28,16 @@ def main():
     ncommits, nfiles = int(sys.argv[1]), int(sys.argv[2])
     rng = random.Random(7)
     out = sys.stdout.buffer
-    state = {"mark": 0, "time": 1000000000}
+    w = fastimport.Writer(out)
 
     def path(i):
         return "d%02d/s%02d/f%05d.c" % (i % 37, (i // 37) % 29, i)
 
     def blob(lines):
-        state["mark"] += 1
-        data = "".join(lines).encode()
-        out.write(b"blob\nmark :%d\ndata %d\n" % (state["mark"], len(data)))
-        out.write(data + b"\n")
-        return state["mark"]
+        return w.blob("".join(lines).encode())
 
     def commit(branch, msg, changes, parents, deletes=()):
-        state["mark"] += 1
-        state["time"] += 60
-        m = state["mark"]
-        out.write(b"commit refs/heads/%s\nmark :%d\n" % (branch.encode(), m))
-        out.write(b"committer T <t@example.org> %d +0000\n" % state["time"])
-        out.write(b"data %d\n%s\n" % (len(msg), msg.encode()))
-        if parents:
-            out.write(b"from :%d\n" % parents[0])
-            for p in parents[1:]:
-                out.write(b"merge :%d\n" % p)
-        for p in deletes:
-            out.write(b"D %s\n" % p.encode())
-        for p, mark in changes:
-            out.write(b"M 100644 :%d %s\n" % (mark, p.encode()))
-        out.write(b"\n")
-        return m
+        return w.commit(branch, msg, changes, parents, deletes)
 
     files = {}
     for i in range(nfiles):
@@ -64,7 +49,7 @@ def main():
     side, side_n = None, 0
     for c in range(ncommits):
         if c % 5000 == 4999:
-            out.write(b"reset refs/tags/v%d\nfrom :%d\n\n" % (c // 5000, head))
+            w.tag("v%d" % (c // 5000), head)
         if side is None and c % 700 == 0:
             side, side_n = head, 0
         changes, deletes = [], []

@@ -255,6 +255,72 @@ progress_quiet() {
 	grep -q "commits" err
 }
 
+# --verbose ends with each stage's wall time and the process's peak memory
+# so far, in the order the stages ran: the peaks never go down, the total
+# is their sum, and each command has its own stages.
+verbose_stages() {
+	sample
+	"$STRATA" blame r --verbose >/dev/null 2>err
+	stages_are "history budget walk mark diffs result output" err
+	"$STRATA" table r --verbose >/dev/null 2>err
+	stages_are "history releases budget walk mark diffs result tally table" err
+	"$STRATA" report r --out rep --history releases --verbose --quiet 2>err
+	stages_are "history releases budget walk mark diffs result snapshots cycle tally publish" err
+	"$STRATA" table r --cycle --verbose >/dev/null 2>err
+	stages_are "history releases budget walk mark diffs result cycle tally table" err
+}
+
+# stages_are "NAME..." FILE: the stage lines of FILE are those, then total.
+stages_are() {
+	grep -qx 'strata: stage: wall time, peak memory of the process so far' "$2"
+	awk -v want="$1 total" '
+		/^strata: stage [a-z]/ {
+			if (NF != 7 || $5 != "s" || $7 != "MiB" ||
+			    $4 !~ /^[0-9]+\.[0-9][0-9]$/ ||
+			    $6 !~ /^[0-9]+\.[0-9]$/ || $6 < peak || $6 < 1) {
+				print "bad stage line: " $0; bad = 1
+			}
+			peak = $6
+			got = got (got ? " " : "") $3
+			if ($3 != "total")
+				sum += $4
+			else if ($4 - sum > 0.011 * NR || sum - $4 > 0.011 * NR) {
+				print "total " $4 " is not the sum " sum; bad = 1
+			}
+		}
+		END {
+			if (got != want) { print "stages: " got; print "want: " want; bad = 1 }
+			exit bad
+		}' "$2"
+}
+
+# A run that would not fit in memory stops before the walk, in one line
+# with the estimate, REV's counts (as git counts them) and what is offered
+# (budget.c); STRATA_MEMORY_MIB says what is offered (0: no check); the
+# limit of the address space (ulimit -v) counts too.
+memory_refusal() {
+	local files commits
+	sample
+	files=$(git -C r ls-tree -r HEAD | wc -l)
+	commits=$(git -C r rev-list --count HEAD)
+	STRATA_MEMORY_MIB=1 "$STRATA" blame r --verbose >out 2>err && return 1
+	[ ! -s out ] && [ "$(wc -l <err)" = 1 ]
+	grep -Eqx "strata: this run needs about [0-9]+ MiB \($commits commits, $files files, about [0-9]+ lines at REV, 0 snapshots\) and 1 MiB is available \(STRATA_MEMORY_MIB\): set STRATA_MEMORY_MIB to run anyway" err
+	# A report stops before it writes anything; its snapshots count (the
+	# history's two, and the release cycle's start).
+	STRATA_MEMORY_MIB=1 "$STRATA" report r --out rep --quiet 2>err && return 1
+	[ ! -e rep ]
+	grep -q " commits, $files files, about [0-9]* lines at REV, 3 snapshots)" err
+	STRATA_MEMORY_MIB=0 "$STRATA" blame r >out
+	STRATA_MEMORY_MIB=100000 "$STRATA" blame r >out2
+	cmp out out2
+	# Under ASan (terabytes of address space) there is no ulimit -v.
+	[ "${SAN:-0}" = 1 ] || grep -q -a -F __asan_init "$STRATA" && return 0
+	(ulimit -v 400000 && env -u STRATA_MEMORY_MIB "$STRATA" blame r \
+		--jobs 1) >out 2>err && return 1
+	grep -Eqx 'strata: this run needs about [0-9]+ MiB of address space \([0-9]+ MiB of it the packs, mapped\) and its limit \(ulimit -v\) is 390 MiB: set STRATA_MEMORY_MIB to run anyway' err
+}
+
 # The heap asks glibc for huge pages (main.c): strata adds the tunable to
 # what GLIBC_TUNABLES holds and runs itself again, unless the user chose;
 # the output is the same either way.
@@ -429,6 +495,8 @@ run_case no_release no_release
 run_case title title
 run_case shallow_note shallow_note
 run_case progress_quiet progress_quiet
+run_case verbose_stages verbose_stages
+run_case memory_refusal memory_refusal
 run_case heap_pages heap_pages
 run_case walk_cache walk_cache
 finish

@@ -17,6 +17,7 @@
 
 #include "strata/history.h"
 #include "strata/repository.h"
+#include "strata/util.h"
 
 /* Where a file version stands among the snapshots (blame_options). */
 struct blame_snapshot_file {
@@ -95,10 +96,13 @@ struct blame_result {
 	uint64_t ndiffs;          /* blob pairs diffed */
 	uint64_t nrenames;        /* renames followed */
 	size_t nversions;         /* file versions the tip depends on */
-	double seconds_walk;      /* the forward walk over the history */
-	double seconds_diff;      /* diffing the versions and computing
-				     their lines (all threads) */
-	double seconds_eval;      /* putting the result together */
+	/*
+	 * The engine's stages: "walk" (the forward walk over the history),
+	 * "mark" (the text files and what they need), "diffs" (diffing the
+	 * versions and computing their lines, all threads), "result"
+	 * (putting it together).
+	 */
+	struct util_stages stages;
 	/* object reads: in all, from the cache, built from the packs */
 	size_t nreads, ncached, nbuilt;
 	size_t walk_cache;        /* the object cache's bound in the walk */

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <sys/stat.h>
 
 /* ---- files ------------------------------------------------------------ */
@@ -125,6 +126,41 @@ struct util_num util_percent(uint64_t part, uint64_t whole, int decimals);
  * and "<0.1%" for a share that is not zero but rounds to it.
  */
 struct util_num util_share(uint64_t part, uint64_t whole);
+
+/* ---- the stages of a run ---------------------------------------------- */
+
+/*
+ * What --verbose says of each stage: its wall time and the process's
+ * peak resident memory when it ended (getrusage()'s ru_maxrss: the peak
+ * of the whole run so far, not of the stage alone, which the kernel does
+ * not keep).
+ */
+struct util_stage {
+	const char *name;       /* a string literal */
+	double seconds;
+	size_t peak_kib;
+};
+
+#define UTIL_STAGES_MAX 16
+
+struct util_stages {
+	struct util_stage v[UTIL_STAGES_MAX];
+	size_t n;
+	struct timespec start;  /* of the stage under way */
+};
+
+/* The process's peak resident memory so far, in KiB. */
+size_t util_peak_kib(void);
+
+/* The first stage starts now. */
+void util_stages_start(struct util_stages *s);
+
+/* The stage under way, `name`, ends now and the next one starts. */
+void util_stages_end(struct util_stages *s, const char *name);
+
+/* Append the stages of `from` (ended elsewhere) to `to`. */
+void util_stages_append(struct util_stages *to,
+			const struct util_stages *from);
 
 /* ---- a list of strings ------------------------------------------------ */
 
