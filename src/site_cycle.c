@@ -36,6 +36,8 @@ static int cycle_names(struct site *s, struct template_dict *d)
 		TRY(template_dict_add(&f, d, "FORK"));
 		TRY(template_dict_set(f, "HASH", git_oid_tostr_s(&c->since_oid)));
 	}
+	/* REV0's lines are its branch's fork point's: say so in the headline. */
+	TRY(template_dict_show(d, c->fork ? "AT_FORK" : "AT_SINCE"));
 	TRY(site_set_counted(d, "N_CHANGESETS", c->changesets, "changeset",
 			     "changesets"));
 	TRY(site_set_counted(d, "N_DEVELOPERS", c->authors.n, "developer",

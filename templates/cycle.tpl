@@ -8,7 +8,7 @@
 <p class="headline">No release cycle to show: no release before {{REV}}’s has its tag in {{REV}}’s history. <code>--since REV0</code> names a start.</p>
 {{/NO_START}}
 {{#OK}}
-<p class="headline">{{SINCE}}..{{REV}}: <strong>{{N_CHANGESETS}}</strong>{{#PEOPLE}} by {{N_DEVELOPERS}} of {{N_ORGS}}{{/PEOPLE}}, {{ADDED}} lines added and {{REMOVED}} removed. It replaced <strong>{{REPLACED_SHARE}}%</strong> of the code at {{SINCE}}{{#OLDEST}}; {{SHARE}}% of what it replaced dated back to {{NAME}}{{/OLDEST}}.</p>
+<p class="headline">{{SINCE}}..{{REV}}: <strong>{{N_CHANGESETS}}</strong>{{#PEOPLE}} by {{N_DEVELOPERS}} of {{N_ORGS}}{{/PEOPLE}}, {{ADDED}} lines added and {{REMOVED}} removed. It replaced <strong>{{REPLACED_SHARE}}%</strong> of the code {{#AT_SINCE}}at {{SINCE}}{{/AT_SINCE}}{{#AT_FORK}}where {{SINCE}}’s branch left {{REV}}’s history{{/AT_FORK}}{{#OLDEST}}; {{SHARE}}% of what it replaced dated back to {{NAME}}{{/OLDEST}}.</p>
 <p>The cycle runs from {{SINCE}} ({{SINCE_DATE}}) to {{REV}}{{#FORK}}; {{REV}} does not contain {{SINCE}}, whose branch left its history at <code class="hash">{{HASH}}</code>, where the lines of {{SINCE}} are counted{{/FORK}}: the commits <code>git log {{SINCE}}..{{REV}}</code> lists, of which the {{N_CHANGESETS}} that are not merges count ({{N_MERGES}} merges left out). Their lines are those <code>git log --numstat</code> shows against each commit’s parent, renames detected as git log detects them; binary files are left out ({{N_BINARY}} file changes). Authors are named after {{REV}}’s <code>.mailmap</code>, as <code>git shortlog</code> names them; an author’s organisation is found as on the authors’ page.</p>
 
 {{#PEOPLE}}

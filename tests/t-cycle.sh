@@ -155,6 +155,7 @@ case_against_git() {
 	"$STRATA" table r --rev v2.0 --cycle >table.txt
 	# the default REV0 is v1.0, the standing tag of the release before
 	grep -q '^release cycle v1.0\.\.v2.0 ' table.txt
+	grep -q 'of the code at v1.0' out/cycle.html
 	git_authors v1.0 v2.0 >want
 	tail -n +2 out/data/cycle-authors.csv | tr -d '\r' |
 		cut -d, -f1-4 | sort >got
@@ -316,6 +317,8 @@ case_fork() {
 	base=$(git -C r merge-base v1.1 v2.0)
 	grep -q "^release cycle v1.1\.\.v2.0 (from .*, where v1.1's branch left v2.0's history: $base)" table.txt
 	"$STRATA" report r --rev v2.0 --out out -q
+	# the headline says whose code was replaced: the fork point's
+	grep -q "of the code where v1.1’s branch left v2.0’s history" out/cycle.html
 	# the lines of v1.1 are counted where its branch left v2.0's
 	check v1.1 v2.0 "$base"
 }
