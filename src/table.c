@@ -909,9 +909,16 @@ static int print_cycle_replaced(FILE *out, const struct tally *t,
 
 	if (!rel)
 		return error_oom();
-	fprintf(out, "\nreplaced: %s of the %s lines at ",
-		util_count(c->replaced).s, util_count(c->lines_since).s);
+	fprintf(out, "\nreplaced: %s of the %s lines %s",
+		util_count(c->replaced).s, util_count(c->lines_since).s,
+		c->fork ? "where " : "at ");
 	put_name(out, c->since, 0, fully);
+	/* REV0's lines are its branch's fork point's: say so. */
+	if (c->fork) {
+		fputs("'s branch left ", out);
+		put_name(out, c->rev, 0, fully);
+		fputs("'s history", out);
+	}
 	fprintf(out, " (%s%%) are gone at ",
 		util_percent(c->replaced, c->lines_since, 1).s);
 	put_name(out, c->rev, 0, fully);

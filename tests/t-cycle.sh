@@ -319,6 +319,7 @@ case_fork() {
 	"$STRATA" report r --rev v2.0 --out out -q
 	# the headline says whose code was replaced: the fork point's
 	grep -q "of the code where v1.1’s branch left v2.0’s history" out/cycle.html
+	grep -q "^replaced: .* lines where v1.1's branch left v2.0's history (" table.txt
 	# the lines of v1.1 are counted where its branch left v2.0's
 	check v1.1 v2.0 "$base"
 }
