@@ -9,6 +9,8 @@
  */
 #include "cycle_int.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +38,6 @@ struct log {
 	const struct mailmap *mm;
 	struct rename_detector *rd;
 	git_odb *godb;              /* for pass_over's existence check */
-	struct diff_result dr;
 	struct cycle_sum *authors, *orgs;
 	size_t n, alloc, oalloc;
 	struct util_strlist orgnames;   /* the orgs' names, kept */
@@ -48,6 +49,22 @@ struct log {
 	size_t nsrcs, ndsts, salloc, dalloc;
 	int *match;
 	size_t malloc_;
+	/* the file pairs to count, once every commit is read */
+	struct pair_job *jobs;
+	size_t njobs, jalloc;
+};
+
+/*
+ * A file pair of one commit (row) whose lines are counted after the tree
+ * diffs: on the diff threads, which read blobs through strata's reader
+ * and never touch libgit2's objects (those stay on one thread).
+ */
+struct pair_job {
+	uint32_t row;             /* into log.authors */
+	uint32_t amode, bmode;    /* 0: no such side (an add, a delete) */
+	git_oid a, b;
+	uint64_t added, removed;  /* the results */
+	unsigned binary:1;
 };
 
 /* ---- numstat ---- */
@@ -71,16 +88,10 @@ static int passed_over(struct log *L, const struct rename_source *f)
 	       !git_odb_exists(L->godb, &f->oid);
 }
 
-/*
- * Read a side; *binary when git would call it binary, *missing when
- * passed_over().
- */
-static int side_read(struct side *s, struct log *L,
-		     const struct rename_source *f, int *binary,
-		     int *missing)
+/* Read a side; *binary when git would call it binary. */
+static int side_read(struct side *s, struct repository *repo, uint32_t mode,
+		     const git_oid *oid, int *binary)
 {
-	uint32_t mode = f->mode;
-	const git_oid *oid = &f->oid;
 	unsigned char head[BINARY_PREFIX];
 	size_t got, size;
 	int rc;
@@ -95,15 +106,10 @@ static int side_read(struct side *s, struct log *L,
 		s->data = s->link;
 		return 0;
 	}
-	if (passed_over(L, f)) {
-		*missing = 1;
-		return 0;
-	}
 	/* Read whole but for a blob too large to: that one's header only. */
-	if (odb_read(&s->obj, L->repo->odb, L->repo->git, oid,
-		     GIT_OBJECT_BLOB) < 0) {
+	if (odb_read(&s->obj, repo->odb, repo->git, oid, GIT_OBJECT_BLOB) < 0) {
 		rc = odb_read_prefix(head, sizeof(head), &got, &size,
-				     L->repo->odb, L->repo->git, oid);
+				     repo->odb, repo->git, oid);
 		if (rc < 0)
 			return rc;
 		if (size <= ODB_MAX_OBJECT)
@@ -121,41 +127,151 @@ static int side_read(struct side *s, struct log *L,
 	return 0;
 }
 
-/* Lines added and removed from a (NULL: none) to b (NULL: none). */
+/*
+ * The pair a (NULL: none) to b (NULL: none), queued for pairs_count();
+ * a side a partial clone lacks (passed_over()) is counted now.
+ */
 static int pair_count(struct log *L, const struct rename_source *a,
 		      const struct rename_source *b)
 {
-	struct side x = { 0 }, y = { 0 };
-	int binary = 0, missing = 0, rc = 0;
+	struct pair_job *j;
 
 	if (a && b && git_oid_equal(&a->oid, &b->oid))
 		return 0;
-	if ((a && (rc = side_read(&x, L, a, &binary, &missing)) < 0) ||
-	    (b && (rc = side_read(&y, L, b, &binary, &missing)) < 0))
-		goto done;
-	if (missing || binary) {
-		*(missing ? &L->c->missing : &L->c->binary) += 1;
-		goto done;
+	if ((a && passed_over(L, a)) || (b && passed_over(L, b))) {
+		L->c->missing++;
+		return 0;
 	}
-	if (!a || !b) {
-		uint32_t n = diff_count_lines(a ? x.data : y.data,
-					      a ? x.len : y.len);
+	if (UTIL_GROW(L->jobs, L->jalloc, L->njobs + 1) < 0)
+		return STRATA_ENOMEM;
+	j = &L->jobs[L->njobs++];
+	memset(j, 0, sizeof(*j));
+	j->row = (uint32_t)L->n;
+	if (a) {
+		j->amode = a->mode;
+		git_oid_cpy(&j->a, &a->oid);
+	}
+	if (b) {
+		j->bmode = b->mode;
+		git_oid_cpy(&j->b, &b->oid);
+	}
+	return 0;
+}
 
-		*(a ? &L->authors[L->n].v[2] : &L->authors[L->n].v[1]) += n;
+/* Lines added and removed by one pair, into the job. */
+static int pair_run(struct pair_job *j, struct repository *repo,
+		    struct diff_result *dr)
+{
+	struct side x = { 0 }, y = { 0 };
+	int binary = 0, rc = 0;
+
+	if ((j->amode &&
+	     (rc = side_read(&x, repo, j->amode, &j->a, &binary)) < 0) ||
+	    (j->bmode &&
+	     (rc = side_read(&y, repo, j->bmode, &j->b, &binary)) < 0))
+		goto done;
+	if (binary) {
+		j->binary = 1;
 		goto done;
 	}
-	if ((rc = diff_blobs(&L->dr, &(struct diff_blob){ x.data, x.len, x.key },
+	if (!j->amode || !j->bmode) {
+		uint32_t n = diff_count_lines(j->amode ? x.data : y.data,
+					      j->amode ? x.len : y.len);
+
+		*(j->amode ? &j->removed : &j->added) = n;
+		goto done;
+	}
+	if ((rc = diff_blobs(dr, &(struct diff_blob){ x.data, x.len, x.key },
 			     &(struct diff_blob){ y.data, y.len, y.key },
 			     DIFF_NO_TAIL_TRIM)) < 0)
 		goto done;
-	for (size_t i = 0; i < L->dr.n; i++) {
-		L->authors[L->n].v[1] += L->dr.hunks[i].new_count;
-		L->authors[L->n].v[2] += L->dr.hunks[i].old_count;
+	for (size_t i = 0; i < dr->n; i++) {
+		j->added += dr->hunks[i].new_count;
+		j->removed += dr->hunks[i].old_count;
 	}
 done:
 	odb_object_free(x.obj);
 	odb_object_free(y.obj);
 	return rc;
+}
+
+struct pairs_run {
+	struct log *L;
+	atomic_size_t next;
+	atomic_int stop;
+	pthread_mutex_t lock;
+	int rc;
+	char *msg;            /* the first error's message (thread-local) */
+};
+
+static void *pairs_main(void *arg)
+{
+	struct pairs_run *P = arg;
+	struct diff_result dr = { 0 };
+	size_t i;
+
+	while (!atomic_load(&P->stop) &&
+	       (i = atomic_fetch_add(&P->next, 1)) < P->L->njobs) {
+		int rc = pair_run(&P->L->jobs[i], P->L->repo, &dr);
+
+		if (rc >= 0)
+			continue;
+		pthread_mutex_lock(&P->lock);
+		if (!P->rc) {
+			P->rc = rc;
+			P->msg = strdup(error_last() ? error_last() : "");
+		}
+		pthread_mutex_unlock(&P->lock);
+		atomic_store(&P->stop, 1);
+	}
+	diff_result_release(&dr);
+	return NULL;
+}
+
+/*
+ * Count every queued pair on up to `jobs` threads (this one among them),
+ * then sum them per commit and into the cycle's totals.
+ */
+static int pairs_count(struct log *L, unsigned jobs)
+{
+	struct pairs_run P = { .L = L };
+	pthread_t th[15];
+	unsigned started = 0;
+	struct cycle *c = L->c;
+
+	atomic_init(&P.next, 0);
+	atomic_init(&P.stop, 0);
+	pthread_mutex_init(&P.lock, NULL);
+	while (started + 1 < jobs && started < 15 && started + 1 < L->njobs &&
+	       pthread_create(&th[started], NULL, pairs_main, &P) == 0)
+		started++;
+	pairs_main(&P);
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	pthread_mutex_destroy(&P.lock);
+	if (P.rc) {
+		int rc = P.msg ? error_setc(P.rc, "%s", P.msg) : error_oom();
+
+		free(P.msg);
+		return rc;
+	}
+	for (size_t i = 0; i < L->njobs; i++) {
+		const struct pair_job *j = &L->jobs[i];
+
+		if (j->binary) {
+			c->binary++;
+			continue;
+		}
+		L->authors[j->row].v[1] += j->added;
+		L->authors[j->row].v[2] += j->removed;
+	}
+	for (size_t r = 0; r < L->n; r++) {
+		c->added += L->authors[r].v[1];
+		c->removed += L->authors[r].v[2];
+		L->orgs[r].v[1] = L->authors[r].v[1];
+		L->orgs[r].v[2] = L->authors[r].v[2];
+	}
+	return 0;
 }
 
 static int file_push(struct rename_source **v, size_t *n, size_t *alloc,
@@ -398,10 +514,6 @@ static int one_commit(struct log *L, uint32_t i)
 	    (rc = cycle_trailers_parse(msg, mlen, on_trailer, L)) < 0)
 		goto done;
 	L->c->changesets++;
-	L->c->added += L->authors[L->n].v[1];
-	L->c->removed += L->authors[L->n].v[2];
-	L->orgs[L->n].v[1] = L->authors[L->n].v[1];
-	L->orgs[L->n].v[2] = L->authors[L->n].v[2];
 	L->n++;
 done:
 	odb_object_free(obj);
@@ -516,8 +628,8 @@ static void log_release(struct log *L)
 	free(L->srcs);
 	free(L->dsts);
 	free(L->match);
+	free(L->jobs);
 	util_strlist_release(&L->orgnames);
-	diff_result_release(&L->dr);
 	rename_detector_free(L->rd);
 	git_odb_free(L->godb);
 }
@@ -541,6 +653,8 @@ int cycle_log(struct cycle *c, struct repository *repo,
 	for (size_t i = 0; i < st->h->n && rc == 0; i++)
 		if (!st->before[i] && !st->h->commits[i].outside)
 			rc = one_commit(&L, (uint32_t)i);
+	if (rc == 0)
+		rc = pairs_count(&L, st->o.jobs ? st->o.jobs : 1);
 	if (rc == 0 &&
 	    (rc = cycle_view_make(&c->orgs, L.orgs, L.n)) == 0 &&
 	    (rc = cycle_view_make(&c->author_rows, L.authors, L.n)) == 0) {

@@ -821,6 +821,7 @@ static int prepare_cycle(struct options *o, struct repository *repo,
 	co.orgmap = o->orgmap;
 	co.pass_over = bo->pass_over;
 	co.pass_payload = bo->want_payload;
+	co.jobs = (unsigned)o->jobs;
 	if ((rc = cycle_choose(cyc, repo, h, rel, &co)) < 0)
 		return rc;
 	return cycle_engine_options(*cyc, bo);

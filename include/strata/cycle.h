@@ -158,6 +158,7 @@ struct cycle_options {
 	 */
 	int (*pass_over)(const char *path, void *payload);
 	void *pass_payload;
+	unsigned jobs;               /* threads for the blob diffs; 0 = 1 */
 };
 
 /*
