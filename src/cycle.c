@@ -90,33 +90,15 @@ static int given_since(uint32_t *out, struct repository *repo,
 	return 0;
 }
 
-/* before[i]: commit i is `since` or one of its ancestors (added). */
+/* before: commit `since` and its ancestors added (a set of bits). */
 static int mark_before(struct cycle_state *st, uint32_t since)
 {
 	const struct history *h = st->h;
-	uint32_t *stack = malloc(util_mul(h->n, sizeof(*stack)));
-	size_t n = 0;
 
-	if (!st->before)
-		st->before = calloc(h->n, 1);
-	if (!stack || !st->before) {
-		free(stack);
+	if (!st->before &&
+	    !(st->before = calloc(HISTORY_WORDS(h), sizeof(*st->before))))
 		return error_oom();
-	}
-	stack[n++] = since;
-	st->before[since] = 1;
-	while (n) {
-		uint32_t c = stack[--n];
-		const uint32_t *p = history_parents(h, c);
-
-		for (uint32_t k = 0; k < h->commits[c].nparents; k++)
-			if (!st->before[p[k]]) {
-				st->before[p[k]] = 1;
-				stack[n++] = p[k];
-			}
-	}
-	free(stack);
-	return 0;
+	return history_mark_ancestors(h, since, st->before);
 }
 
 static int state_new(struct cycle *c, const struct history *h,

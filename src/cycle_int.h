@@ -19,7 +19,7 @@ struct cycle_state {
 	const struct history *h;
 	const struct releases *rel;
 	struct cycle_options o;
-	unsigned char *before;      /* per commit: REV0 contains it */
+	uint64_t *before;           /* REV0's commits (history_bit()) */
 	uint64_t *at_since;         /* per commit: its lines at REV0 */
 	pthread_mutex_t lock;
 	/* the engine's snapshots before REV0's, and their callbacks */

@@ -651,7 +651,7 @@ int cycle_log(struct cycle *c, struct repository *repo,
 		L.godb = NULL;
 	/* Not the commits only a release branch's snapshot has. */
 	for (size_t i = 0; i < st->h->n && rc == 0; i++)
-		if (!st->before[i] && !st->h->commits[i].outside)
+		if (!history_bit(st->before, i) && !st->h->commits[i].outside)
 			rc = one_commit(&L, (uint32_t)i);
 	if (rc == 0)
 		rc = pairs_count(&L, st->o.jobs ? st->o.jobs : 1);

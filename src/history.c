@@ -1024,3 +1024,30 @@ int64_t history_find(const struct history *h, const git_oid *oid)
 	return lookup(h->slots, h->nslots, h->commits,
 		      sizeof(*h->commits), oid);
 }
+
+int history_mark_ancestors(const struct history *h, uint32_t from,
+			   uint64_t *bits)
+{
+	uint32_t *stack;
+	size_t top = 0;
+
+	if (history_bit(bits, from))
+		return 0;
+	if (!(stack = malloc(util_mul(h->n, sizeof(*stack)))))
+		return error_oom();
+	bits[from / 64] |= UINT64_C(1) << (from % 64);
+	stack[top++] = from;
+	while (top) {
+		uint32_t c = stack[--top];
+		const uint32_t *p = history_parents(h, c);
+
+		for (uint32_t j = 0; j < h->commits[c].nparents; j++) {
+			if (history_bit(bits, p[j]))
+				continue;
+			bits[p[j] / 64] |= UINT64_C(1) << (p[j] % 64);
+			stack[top++] = p[j];
+		}
+	}
+	free(stack);
+	return 0;
+}

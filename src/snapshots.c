@@ -918,41 +918,23 @@ uint64_t snapshots_survived(const struct snapshots *s, size_t r, size_t k)
 static int ancestry(uint64_t **out, size_t *words, const struct snapshots *s)
 {
 	const struct history *h = s->state->h;
-	size_t w = (h->n + 63) / 64, top;
-	uint32_t *stack;
+	size_t w = HISTORY_WORDS(h);
 	uint64_t *anc;
+	int rc = 0;
 
 	*out = NULL;
 	*words = w;
 	if (h->nrev == h->n)
 		return 0;
-	anc = calloc(util_mul(w, s->n), sizeof(*anc));
-	stack = malloc(util_mul(h->n, sizeof(*stack)));
-	if (!anc || !stack) {
-		free(anc);
-		free(stack);
+	if (!(anc = calloc(util_mul(w, s->n), sizeof(*anc))))
 		return error_oom();
-	}
-	for (size_t k = 0; k < s->n; k++) {
-		uint64_t *bits = anc + k * w;
-		uint32_t c = s->list[k].commit;
-
-		bits[c / 64] |= UINT64_C(1) << (c % 64);
-		for (stack[0] = c, top = 1; top;) {
-			uint32_t x = stack[--top];
-			const uint32_t *p = history_parents(h, x);
-
-			for (uint32_t j = 0; j < h->commits[x].nparents; j++) {
-				if (bits[p[j] / 64] >> (p[j] % 64) & 1)
-					continue;
-				bits[p[j] / 64] |= UINT64_C(1) << (p[j] % 64);
-				stack[top++] = p[j];
-			}
-		}
-	}
-	free(stack);
-	*out = anc;
-	return 0;
+	for (size_t k = 0; k < s->n && rc == 0; k++)
+		rc = history_mark_ancestors(h, s->list[k].commit, anc + k * w);
+	if (rc < 0)
+		free(anc);
+	else
+		*out = anc;
+	return rc;
 }
 
 /*
@@ -979,7 +961,7 @@ static void survived_commit(struct snapshots *s, const struct kept *v,
 			s->survived[r * s->n + v[j].snapshot] +=
 				snapshots_kept(at_base, v[j].lines);
 	for (size_t k = b; k < s->n; k++)
-		if (!anc || (anc[k * words + c / 64] >> (c % 64) & 1))
+		if (!anc || history_bit(anc + k * words, c))
 			s->based[r * s->n + k] += at_base;
 }
 

@@ -121,6 +121,25 @@ void history_free(struct history *h);
 /* Index of `oid` in h->commits, or -1 if it is not in this history. */
 int64_t history_find(const struct history *h, const git_oid *oid);
 
+/*
+ * A set of commits as bits: commit i is bit i % 64 of word i / 64
+ * (HISTORY_WORDS(h) words for the whole history).
+ */
+#define HISTORY_WORDS(h) (((h)->n + 63) / 64)
+
+static inline int history_bit(const uint64_t *bits, size_t i)
+{
+	return (int)(bits[i / 64] >> (i % 64) & 1);
+}
+
+/*
+ * Add commit `from` and all its ancestors to `bits`. A commit already in
+ * is taken to have its ancestors in too (so that several calls build one
+ * closed set), and is not walked again.
+ */
+int history_mark_ancestors(const struct history *h, uint32_t from,
+			   uint64_t *bits);
+
 /* The parent indices of commit i (borrowed). */
 static inline const uint32_t *history_parents(const struct history *h,
 					      size_t i)
