@@ -957,7 +957,6 @@ done:
 	return rc;
 }
 
-/* img/history*, img/survival*, and a history per subsystem. */
 /* The subsystem of snapshots `s` that is directory `path`, or SIZE_MAX. */
 static size_t history_subsystem(const struct snapshots *s, const char *path)
 {

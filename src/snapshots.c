@@ -156,6 +156,19 @@ static int snapshot_date_cmp(const void *a, const void *b)
 }
 
 /*
+ * The tag whose snapshot release r wants (--history releases): its
+ * standing tag, unless it wrote nothing (no commit of REV's history) or
+ * is the unreleased bucket; else NULL.
+ */
+static const struct release_tag *wanted_tag(const struct releases *rel,
+					    size_t r)
+{
+	const struct release *R = &rel->list[r];
+
+	return R->unreleased || !R->commits ? NULL : R->standing;
+}
+
+/*
  * One snapshot per release whose standing tag is in the history, in date
  * order. A release tagged at REV's commit stands in for REV.
  */
@@ -169,10 +182,9 @@ static int choose_releases(struct snapshots *s, size_t *alloc,
 				    sizeof(*s->unsnapped))))
 		return error_oom();
 	for (size_t r = 0; r < rel->n; r++) {
-		const struct release_tag *t = rel->list[r].standing;
+		const struct release_tag *t = wanted_tag(rel, r);
 
-		/* A release with no commit of REV's history wrote nothing. */
-		if (rel->list[r].unreleased || !rel->list[r].commits || !t)
+		if (!t)
 			continue;
 		if (t->commit >= h->n) {
 			s->unsnapped[s->nunsnapped++] = r;
@@ -348,10 +360,9 @@ int snapshots_extra_tips(git_oid **out, size_t *n,
 	if (when != SNAPSHOTS_RELEASES)
 		return 0;
 	for (size_t r = 0; r < rel->n; r++) {
-		const struct release_tag *t = rel->list[r].standing;
+		const struct release_tag *t = wanted_tag(rel, r);
 
-		if (rel->list[r].unreleased || !rel->list[r].commits || !t ||
-		    t->commit != RELEASES_OFF_HISTORY || t->contains_rev)
+		if (!t || t->commit != RELEASES_OFF_HISTORY || t->contains_rev)
 			continue;
 		if (!*out && !(*out = malloc(rel->n * sizeof(**out))))
 			return error_oom();

@@ -758,6 +758,7 @@ static void print_survival(FILE *out, const struct tally *t,
 	       (int)wname, "counted at", "lines then", "left", "half-life");
 	for (r = 0; r < t->nreleases; r++) {
 		const struct snapshot_survival *sv = &s->survival[r];
+		double left = snapshots_share(s, r, s->n - 1);
 		char hl[32] = "-";
 
 		if (sv->base == SNAPSHOT_NONE)
@@ -771,11 +772,10 @@ static void print_survival(FILE *out, const struct tally *t,
 		put_name(out, s->list[sv->base].name, wname, fully);
 		fprintf(out, "  %12llu  ",
 			(unsigned long long)s->list[sv->base].by_release[r]);
-		if (snapshots_share(s, r, s->n - 1) < 0)
+		if (left < 0)
 			fprintf(out, "%8s  %s\n", "-", hl);
 		else
-			fprintf(out, "%7.2f%%  %s\n",
-				snapshots_share(s, r, s->n - 1), hl);
+			fprintf(out, "%7.2f%%  %s\n", left, hl);
 	}
 	fputs("(\"left\": the share still there at ", out);
 	put_name(out, s->list[s->n - 1].name, 0, fully);
