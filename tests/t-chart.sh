@@ -12,9 +12,9 @@ set -eu
 unit_setup t-chart
 command -v xmllint >/dev/null || fail "xmllint not found (libxml2-utils)"
 
-unit_build "$tmp/chart_test" "cairo pangocairo libpng libgit2" \
+unit_build "$tmp/chart_test" "cairo pangocairo libpng libgit2 libdeflate zlib" \
 	tests/unit/chart_test.c src/chart.c src/error.c src/names.c src/tally.c \
-	src/snapshots.c -pthread
+	src/snapshots.c src/history.c src/repository.c src/odb.c -pthread
 
 # The checks; the library must print nothing.
 mkdir "$tmp/check"
