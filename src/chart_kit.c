@@ -1128,20 +1128,35 @@ void chart_axis_thin(const double *x, size_t n, double w, double gap,
  * hold, in black or white, whichever stands out more on its colour.
  */
 
+/* The first j with x[j] >= at, n if none (x ascending). */
+static size_t first_at(const double *x, size_t n, double at)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x[mid] < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The band y = top(x)..bot(x), both straight between the points x[j]. */
 static double band_at(const double *x, const double *y, size_t n, double at)
 {
-	size_t j = 0;
+	size_t j;
 
 	if (at <= x[0])
 		return y[0];
-	while (j + 1 < n && x[j + 1] < at)
-		j++;
-	if (j + 1 >= n)
+	if ((j = first_at(x, n, at)) >= n)
 		return y[n - 1];
-	if (x[j + 1] <= x[j])
-		return y[j + 1];
-	return y[j] + (y[j + 1] - y[j]) * (at - x[j]) / (x[j + 1] - x[j]);
+	if (x[j] <= x[j - 1])
+		return y[j];
+	return y[j - 1] + (y[j] - y[j - 1]) * (at - x[j - 1]) /
+			  (x[j] - x[j - 1]);
 }
 
 /* The room a box x0..x1 has in the band: its lowest top and highest
@@ -1153,11 +1168,10 @@ static void band_room(const double *x, const double *top, const double *bot,
 
 	*t = fmax(band_at(x, top, n, x0), band_at(x, top, n, x1));
 	*b = fmin(band_at(x, bot, n, x0), band_at(x, bot, n, x1));
-	for (j = 0; j < n; j++)
-		if (x[j] >= x0 && x[j] <= x1) {
-			*t = fmax(*t, top[j]);
-			*b = fmin(*b, bot[j]);
-		}
+	for (j = first_at(x, n, x0); j < n && x[j] <= x1; j++) {
+		*t = fmax(*t, top[j]);
+		*b = fmin(*b, bot[j]);
+	}
 }
 
 /*
@@ -1175,6 +1189,11 @@ int chart_band_place(const double *x, const double *top, const double *bot,
 	size_t k;
 
 	if (!n || w > x_hi - x_lo)
+		return 0;
+	/* The room anywhere is at most the band's thickest point. */
+	for (k = 0; k < n && bot[k] - top[k] < h + 1; k++)
+		;
+	if (k == n)
 		return 0;
 	for (k = 0; k < n; k++) {
 		double c = fmin(fmax(x[k], x_lo + w / 2), x_hi - w / 2);
