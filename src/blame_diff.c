@@ -649,7 +649,7 @@ static void *worker(void *arg)
 	struct work *W = arg;
 	git_repository *git = NULL;
 
-	if (blame_open_handle(&git, W->E) < 0) {
+	if (repository_open_handle(&git, W->E->repo) < 0) {
 		work_fail(W, W->n);
 		work_finished(W);
 		return NULL;

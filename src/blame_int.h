@@ -280,7 +280,6 @@ int blame_walk_all(struct engine *E, struct reader *R);
 
 /* ---- blame_read.c: the reader, the text check ---- */
 
-int blame_open_handle(git_repository **out, const struct engine *E);
 void blame_reader_start(struct reader *R, const struct engine *E);
 void blame_reader_walked(struct reader *R, size_t n);
 void blame_reader_stop(struct reader *R);

@@ -15,19 +15,6 @@
 #include "strata/util.h"
 
 /*
- * A libgit2 handle on the repository for another thread (libgit2's
- * repositories are not to be shared): what the odb leaves to libgit2, loose
- * objects, goes through it.
- */
-int blame_open_handle(git_repository **out, const struct engine *E)
-{
-	if (git_repository_open_ext(out, git_repository_path(E->repo->git),
-				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
-		return error_git("unable to open '%s'", E->repo->path);
-	return 0;
-}
-
-/*
  * The object cache's bound during the walk. Packs chain trees from new to
  * old and the walk reads them from old to new, so a tree read builds the
  * newer trees of its chain, which the walk wants later, each directory
@@ -186,7 +173,7 @@ void blame_reader_start(struct reader *R, const struct engine *E)
 	 * walk's cache is bounded by the count of REV's directories whatever
 	 * the threads' timing.
 	 */
-	if (E->opts->jobs >= 2 && blame_open_handle(&R->git, E) == 0) {
+	if (E->opts->jobs >= 2 && repository_open_handle(&R->git, E->repo) == 0) {
 		const git_oid *tip = &E->h->commits[E->h->n - 1].tree;
 
 		R->tips_listed = reader_list(R, tip, 0) == 0;
@@ -326,7 +313,7 @@ static void textcheck_run(struct textcheck *T, git_repository *git)
 	int text, rc;
 
 	if (!git) {
-		if (blame_open_handle(&own, T->E) < 0)
+		if (repository_open_handle(&own, T->E->repo) < 0)
 			goto fail;
 		git = own;
 	}

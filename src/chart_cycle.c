@@ -132,7 +132,9 @@ int chart_cycle(struct charts *x)
 
 	if (!c || c->status != CYCLE_OK)
 		return 0;
-	if ((rc = chart_replaced(x)) || (co && !co->has_authors))
+	/* The replaced lines are the blame's; the rest waits for the log. */
+	if ((rc = chart_replaced(x)) || (rc = cycle_wait(c)) ||
+	    (co && !co->has_authors))
 		return rc;
 	if ((rc = chart_people(x, "cycle-authors", &c->authors, 0,
 			       "developer", "developers")) ||

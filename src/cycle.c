@@ -516,10 +516,11 @@ int cycle_finish(struct cycle *c, struct repository *repo,
 		return 0;
 	if ((rc = mailmap_load(&mm, repo, &h->commits[h->n - 1].tree)) < 0)
 		return rc;
-	if ((rc = replaced(c, b, mm)) == 0)
-		rc = cycle_log(c, repo, mm);
-	mailmap_free(mm);
-	return rc;
+	if ((rc = replaced(c, b, mm)) < 0) {
+		mailmap_free(mm);
+		return rc;
+	}
+	return cycle_log_start(c, repo, mm);
 }
 
 /* ---- freeing ---- */
@@ -543,6 +544,7 @@ void cycle_free(struct cycle *c)
 	if (!c)
 		return;
 	if (c->state) {
+		cycle_log_release(c);
 		pthread_mutex_destroy(&c->state->lock);
 		free(c->state->before);
 		free(c->state->at_since);

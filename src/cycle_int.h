@@ -29,6 +29,14 @@ struct cycle_state {
 	int (*prev_lines)(const uint32_t *, uint32_t,
 			  const struct blame_snapshot_file *, size_t, void *);
 	void *prev_payload;
+	/* the commits' count (cycle_log.c) */
+	struct repository *repo;    /* its odb and path (borrowed) */
+	git_repository *git;        /* its own libgit2 handle */
+	struct mailmap *mm;         /* REV's .mailmap */
+	pthread_t thread;
+	int running;                /* started and not yet joined */
+	int log_rc;                 /* its result */
+	char *log_msg;              /* and its error's message */
 };
 
 /* A named count while the sums are made: name borrowed. */

@@ -34,7 +34,8 @@ struct credit {
 
 struct log {
 	struct cycle *c;
-	struct repository *repo;
+	struct repository *repo;    /* its odb and path */
+	git_repository *git;        /* this thread's handle */
 	const struct mailmap *mm;
 	struct rename_detector *rd;
 	git_odb *godb;              /* for pass_over's existence check */
@@ -89,8 +90,8 @@ static int passed_over(struct log *L, const struct rename_source *f)
 }
 
 /* Read a side; *binary when git would call it binary. */
-static int side_read(struct side *s, struct repository *repo, uint32_t mode,
-		     const git_oid *oid, int *binary)
+static int side_read(struct side *s, struct odb *db, git_repository *git,
+		     uint32_t mode, const git_oid *oid, int *binary)
 {
 	unsigned char head[BINARY_PREFIX];
 	size_t got, size;
@@ -107,9 +108,9 @@ static int side_read(struct side *s, struct repository *repo, uint32_t mode,
 		return 0;
 	}
 	/* Read whole but for a blob too large to: that one's header only. */
-	if (odb_read(&s->obj, repo->odb, repo->git, oid, GIT_OBJECT_BLOB) < 0) {
-		rc = odb_read_prefix(head, sizeof(head), &got, &size,
-				     repo->odb, repo->git, oid);
+	if (odb_read(&s->obj, db, git, oid, GIT_OBJECT_BLOB) < 0) {
+		rc = odb_read_prefix(head, sizeof(head), &got, &size, db, git,
+				     oid);
 		if (rc < 0)
 			return rc;
 		if (size <= ODB_MAX_OBJECT)
@@ -158,17 +159,17 @@ static int pair_count(struct log *L, const struct rename_source *a,
 	return 0;
 }
 
-/* Lines added and removed by one pair, into the job. */
-static int pair_run(struct pair_job *j, struct repository *repo,
+/* Lines added and removed by one pair, into the job; git: this thread's. */
+static int pair_run(struct pair_job *j, struct odb *db, git_repository *git,
 		    struct diff_result *dr)
 {
 	struct side x = { 0 }, y = { 0 };
 	int binary = 0, rc = 0;
 
 	if ((j->amode &&
-	     (rc = side_read(&x, repo, j->amode, &j->a, &binary)) < 0) ||
+	     (rc = side_read(&x, db, git, j->amode, &j->a, &binary)) < 0) ||
 	    (j->bmode &&
-	     (rc = side_read(&y, repo, j->bmode, &j->b, &binary)) < 0))
+	     (rc = side_read(&y, db, git, j->bmode, &j->b, &binary)) < 0))
 		goto done;
 	if (binary) {
 		j->binary = 1;
@@ -204,27 +205,44 @@ struct pairs_run {
 	char *msg;            /* the first error's message (thread-local) */
 };
 
+static void pairs_fail(struct pairs_run *P, int rc)
+{
+	pthread_mutex_lock(&P->lock);
+	if (!P->rc) {
+		P->rc = rc;
+		P->msg = strdup(error_last() ? error_last() : "");
+	}
+	pthread_mutex_unlock(&P->lock);
+	atomic_store(&P->stop, 1);
+}
+
+/* Pairs until none is left, on a thread whose libgit2 handle is git. */
+static void pairs_work(struct pairs_run *P, git_repository *git)
+{
+	struct diff_result dr = { 0 };
+	size_t i;
+	int rc;
+
+	while (!atomic_load(&P->stop) &&
+	       (i = atomic_fetch_add(&P->next, 1)) < P->L->njobs)
+		if ((rc = pair_run(&P->L->jobs[i], P->L->repo->odb, git,
+				   &dr)) < 0)
+			pairs_fail(P, rc);
+	diff_result_release(&dr);
+}
+
+/* A thread started for the pairs: with a handle of its own. */
 static void *pairs_main(void *arg)
 {
 	struct pairs_run *P = arg;
-	struct diff_result dr = { 0 };
-	size_t i;
+	git_repository *git = NULL;
+	int rc;
 
-	while (!atomic_load(&P->stop) &&
-	       (i = atomic_fetch_add(&P->next, 1)) < P->L->njobs) {
-		int rc = pair_run(&P->L->jobs[i], P->L->repo, &dr);
-
-		if (rc >= 0)
-			continue;
-		pthread_mutex_lock(&P->lock);
-		if (!P->rc) {
-			P->rc = rc;
-			P->msg = strdup(error_last() ? error_last() : "");
-		}
-		pthread_mutex_unlock(&P->lock);
-		atomic_store(&P->stop, 1);
-	}
-	diff_result_release(&dr);
+	if ((rc = repository_open_handle(&git, P->L->repo)) < 0)
+		pairs_fail(P, rc);
+	else
+		pairs_work(P, git);
+	git_repository_free(git);
 	return NULL;
 }
 
@@ -245,7 +263,7 @@ static int pairs_count(struct log *L, unsigned jobs)
 	while (started + 1 < jobs && started < 15 && started + 1 < L->njobs &&
 	       pthread_create(&th[started], NULL, pairs_main, &P) == 0)
 		started++;
-	pairs_main(&P);
+	pairs_work(&P, L->git);
 	for (unsigned t = 0; t < started; t++)
 		pthread_join(th[t], NULL);
 	pthread_mutex_destroy(&P.lock);
@@ -348,9 +366,9 @@ static int numstat(struct log *L, const git_oid *from, const git_oid *to)
 
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE | GIT_DIFF_SKIP_BINARY_CHECK;
-	if ((from && git_tree_lookup(&a, L->repo->git, from) < 0) ||
-	    git_tree_lookup(&b, L->repo->git, to) < 0 ||
-	    git_diff_tree_to_tree(&diff, L->repo->git, a, b, &opts) < 0) {
+	if ((from && git_tree_lookup(&a, L->git, from) < 0) ||
+	    git_tree_lookup(&b, L->git, to) < 0 ||
+	    git_diff_tree_to_tree(&diff, L->git, a, b, &opts) < 0) {
 		char hex[GIT_OID_HEXSZ + 1];
 
 		rc = error_git("unable to diff tree '%s'",
@@ -496,7 +514,7 @@ static int one_commit(struct log *L, uint32_t i)
 	uint32_t np;
 	int rc;
 
-	if ((rc = odb_read(&obj, L->repo->odb, L->repo->git, &hc->oid,
+	if ((rc = odb_read(&obj, L->repo->odb, L->git, &hc->oid,
 			   GIT_OBJECT_COMMIT)) < 0)
 		return rc;
 	msg = message_of((const char *)obj->data, obj->len, &mlen, &np);
@@ -634,20 +652,20 @@ static void log_release(struct log *L)
 	git_odb_free(L->godb);
 }
 
-int cycle_log(struct cycle *c, struct repository *repo,
-	      const struct mailmap *mm)
+static int cycle_log(struct cycle *c)
 {
 	const struct cycle_state *st = c->state;
 	struct log L = { 0 };
 	int rc;
 
 	L.c = c;
-	L.repo = repo;
-	L.mm = mm;
-	if ((rc = rename_detector_new(&L.rd, repo->git)) < 0)
+	L.repo = st->repo;
+	L.git = st->git;
+	L.mm = st->mm;
+	if ((rc = rename_detector_new(&L.rd, L.git)) < 0)
 		return rc;
-	rename_detector_use_odb(L.rd, repo->odb);
-	if (st->o.pass_over && git_repository_odb(&L.godb, repo->git) < 0)
+	rename_detector_use_odb(L.rd, L.repo->odb);
+	if (st->o.pass_over && git_repository_odb(&L.godb, L.git) < 0)
 		L.godb = NULL;
 	/* Not the commits only a release branch's snapshot has. */
 	for (size_t i = 0; i < st->h->n && rc == 0; i++)
@@ -669,4 +687,68 @@ int cycle_log(struct cycle *c, struct repository *repo,
 		rc = people_make(&L);
 	log_release(&L);
 	return rc;
+}
+
+/* ---- on a thread of its own ---- */
+
+static void *log_main(void *arg)
+{
+	struct cycle *c = arg;
+	struct cycle_state *st = c->state;
+
+	if ((st->log_rc = cycle_log(c)) < 0 &&
+	    !(st->log_msg = strdup(error_last() ? error_last() : "")))
+		st->log_rc = STRATA_ENOMEM;
+	return NULL;
+}
+
+static int log_wait(const struct cycle *c)
+{
+	struct cycle_state *st = c->state;
+
+	if (st->running) {
+		pthread_join(st->thread, NULL);
+		st->running = 0;
+	}
+	if (st->log_rc >= 0)
+		return 0;
+	if (!st->log_msg)
+		return error_oom();
+	return error_setc(st->log_rc, "%s", st->log_msg);
+}
+
+int cycle_log_start(struct cycle *c, struct repository *repo,
+		    struct mailmap *mm)
+{
+	struct cycle_state *st = c->state;
+	int rc;
+
+	st->mm = mm;
+	st->repo = repo;
+	if ((rc = repository_open_handle(&st->git, repo)) < 0)
+		return rc;
+	c->wait = log_wait;
+	if (st->o.jobs > 1 &&
+	    pthread_create(&st->thread, NULL, log_main, c) == 0) {
+		st->running = 1;
+		return 0;
+	}
+	log_main(c);
+	return log_wait(c);
+}
+
+void cycle_log_release(struct cycle *c)
+{
+	struct cycle_state *st = c->state;
+
+	if (st->running) {
+		pthread_join(st->thread, NULL);
+		st->running = 0;
+	}
+	free(st->log_msg);
+	st->log_msg = NULL;
+	mailmap_free(st->mm);
+	st->mm = NULL;
+	git_repository_free(st->git);
+	st->git = NULL;
 }

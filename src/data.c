@@ -970,6 +970,8 @@ int data_write(const char *dir, const struct tally *t,
 	const struct release_tag **tags = NULL;
 	int rc;
 
+	if ((rc = cycle_wait(t->cycle)) < 0)
+		return rc;
 	rc = main_tags(&tags, t);
 	if (!rc)
 		rc = write_files_csv(dir, t);

@@ -686,6 +686,8 @@ static int show_tally(const struct tally *t, const struct options *o,
 	int rc;
 
 	if (o->cmd == OPTIONS_TABLE) {
+		if ((rc = cycle_wait(t->cycle)) < 0)
+			return rc;
 		rc = table_print(stdout, t, info, o->by, o->quote_fully);
 		if (rc == 0 && snap)
 			rc = table_print_history(stdout, t, snap,

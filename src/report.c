@@ -844,11 +844,15 @@ static int build(const struct publish_api *pub, const struct stage *s,
 		goto done;
 	}
 	test_stop("stage");
-	TRY(data_write(data, t, info));
-	test_stop("data");
-	TRY(interrupted());
+	/*
+	 * The charts first: the cycle's commits are still being counted
+	 * (cycle_finish()), and its charts come last.
+	 */
 	TRY(pub->write_charts(img, t, info, &opts->chart));
 	test_stop("charts");
+	TRY(interrupted());
+	TRY(data_write(data, t, info));
+	test_stop("data");
 	TRY(interrupted());
 	TRY(pub->write_site(s->path, t, info, &so));
 	test_stop("site");

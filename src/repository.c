@@ -473,6 +473,15 @@ done:
 	return rc;
 }
 
+int repository_open_handle(git_repository **out,
+			   const struct repository *repo)
+{
+	if (git_repository_open_ext(out, git_repository_path(repo->git),
+				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return error_git("unable to open '%s'", repo->path);
+	return 0;
+}
+
 void repository_free(struct repository *repo)
 {
 	if (!repo)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "strata/chart.h"
+#include "strata/cycle.h"
 #include "strata/error.h"
 #include "strata/util.h"
 #include "strata/names.h"
@@ -312,6 +313,7 @@ int site_write(const char *dir, const struct tally *t,
 	if (!t->ndirs)
 		return error_set("nothing to publish: the tally has no "
 				 "directories");
+	TRY(cycle_wait(t->cycle));
 	TRY(site_prepare(&s));
 	TRY(template_set_new(&s.set, o->templates_dir));
 	TRY(site_copy_css(&s));

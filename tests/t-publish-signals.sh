@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip_all "python3 is missing"
 
-PHASES=(check stage data charts site marker carry carried swapped removed)
+PHASES=(check stage charts data site marker carry carried swapped removed)
 
 # signals I: the signals (indexes of SIGS) to send at the I-th phase: one,
 # each in turn (each signal meets default-action, caught and after-the-swap

@@ -113,7 +113,11 @@ struct cycle {
 	 */
 	int fork;
 	size_t nreleases;            /* as in the release map */
-	/* git log REV0..REV */
+	/*
+	 * The commits of REV0..REV: from `commits` to `npeople`, counted
+	 * after the blame on a thread of their own (cycle_finish()); read
+	 * them only once cycle_wait() has returned 0.
+	 */
 	uint64_t commits, merges;
 	uint64_t changesets, added, removed;  /* the non-merge commits */
 	uint64_t binary;             /* file changes left out as binary */
@@ -142,6 +146,8 @@ struct cycle {
 	uint64_t arrived;
 	uint64_t *arrived_by_release;         /* nreleases (owned) */
 	size_t rev_release;          /* REV's release (the cycle's own) */
+	/* cycle_wait()'s: NULL while nothing is being counted */
+	int (*wait)(const struct cycle *c);
 	struct cycle_state *state;   /* private */
 };
 
@@ -181,22 +187,40 @@ int cycle_choose(struct cycle **out, struct repository *repo,
 int cycle_engine_options(struct cycle *c, struct blame_options *o);
 
 /*
- * After the blame `b` of REV: the replaced lines, then the commits of
- * REV0..REV (changesets, lines, trailers), with REV's .mailmap.
+ * After the blame `b` of REV: the replaced lines; then the commits of
+ * REV0..REV (changesets, lines, trailers), with REV's .mailmap, counted on
+ * a thread of their own when o->jobs > 1 (here otherwise), so that the
+ * caller goes on publishing what does not need them. That thread reads
+ * objects through repo->odb and a libgit2 handle of its own; the caller
+ * may go on using `repo`, which must outlive cycle_wait() or cycle_free().
  */
 int cycle_finish(struct cycle *c, struct repository *repo,
 		 const struct blame_result *b);
+
+/*
+ * Wait for the commits' count: 0, or its error (again on every call).
+ * Cheap once it is done; inline, so that the pages need no cycle.c.
+ */
+static inline int cycle_wait(const struct cycle *c)
+{
+	return c && c->wait ? c->wait(c) : 0;
+}
 
 void cycle_free(struct cycle *c);
 
 /* ---- cycle_log.c: the commits of the cycle ---- */
 
 /*
- * The commits of REV0..REV into c's changesets, lines, authors and
- * organisations, and credits (called by cycle_finish()).
+ * Count the commits of REV0..REV into c's changesets, lines, authors and
+ * organisations, and credits, with the mailmap `mm` (taken: freed by
+ * cycle_free()): on a thread of their own when the options' jobs > 1,
+ * else here (called by cycle_finish()). Then c->wait is cycle_wait()'s.
  */
-int cycle_log(struct cycle *c, struct repository *repo,
-	      const struct mailmap *mm);
+int cycle_log_start(struct cycle *c, struct repository *repo,
+		    struct mailmap *mm);
+
+/* The count's end: joins its thread; frees what it held. */
+void cycle_log_release(struct cycle *c);
 
 /* ---- cycle_trailers.c ---- */
 

@@ -60,6 +60,15 @@ int repository_open(struct repository **out, const char *path);
 void repository_free(struct repository *repo);
 
 /*
+ * A libgit2 handle of its own on the repository, for another thread:
+ * libgit2's repositories are not to be shared between threads, and what
+ * the odb leaves to libgit2 (odb_read()'s `git`) goes through it. The
+ * handle is the caller's (git_repository_free()).
+ */
+int repository_open_handle(git_repository **out,
+			   const struct repository *repo);
+
+/*
  * Resolve `rev` (anything git_revparse_single takes) to a commit.
  * Errors: "unknown revision 'x'", "'x' is not a commit",
  * "your current branch 'main' does not have any commits yet".
