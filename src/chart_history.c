@@ -172,44 +172,85 @@ static void layers_edge(struct chart *c, const struct layers *L,
 	cairo_stroke(c->cr);
 }
 
+/* y of the sums v[k] of snapshot k, as the areas and edges plot them. */
+static double layers_at(const struct layers *L, const uint64_t *v, size_t k,
+			double pb, double ph, double ymax)
+{
+	double x = L->share ? (L->totals[k] ? 100.0 * (double)v[k] /
+			       (double)L->totals[k] : 0) : (double)v[k];
+
+	return pb - x / ymax * ph;
+}
+
 /*
- * The areas, newest release first, each from the baseline to its top
- * (what it and every older release hold), so that no seam shows between
- * neighbours. top[k] starts as snapshot k's whole and loses each release
- * once drawn.
+ * How far down an area is filled under its bottom: every pixel the band
+ * below touches along its top, within LAYERS_REACH pixels left and right
+ * and LAYERS_REACH down, is the area's colour before that band is drawn
+ * over it, as if the area went down to the baseline.
+ */
+#define LAYERS_REACH 3.0
+
+static void layers_floor(double *floor, const double *bot, const double *xs,
+			 size_t n, double pb)
+{
+	for (size_t k = 0; k < n; k++) {
+		double m = bot[k];
+
+		for (size_t j = k; j-- > 0 &&
+		     (j + 1 == k || xs[k] - xs[j] <= LAYERS_REACH);)
+			m = fmax(m, bot[j]);
+		for (size_t j = k + 1; j < n &&
+		     (j == k + 1 || xs[j] - xs[k] <= LAYERS_REACH); j++)
+			m = fmax(m, bot[j]);
+		floor[k] = fmin(pb, m + LAYERS_REACH);
+	}
+}
+
+/*
+ * The areas, newest release first, each from its top down past its
+ * bottom (layers_floor()), so that no seam shows between neighbours and
+ * none is filled under the whole stack. top[k] starts as snapshot k's
+ * whole and loses each release once drawn.
  */
 static int layers_fill(struct chart *c, const struct layers *L,
 		       const double *xs, double pb, double ph, double ymax)
 {
 	const struct snapshots *s = c->t->history;
-	size_t nrel = c->t->nreleases, r, k;
-	uint64_t *top = malloc(s->n * sizeof(*top));
+	size_t nrel = c->t->nreleases, n = s->n, r, k;
+	uint64_t *top = malloc(n * sizeof(*top));
+	double *y = malloc(3 * n * sizeof(*y)), *bot = y + n, *floor = bot + n;
 
-	if (!top)
+	if (!top || !y) {
+		free(top);
+		free(y);
 		return error_oom();
-	for (k = 0; k < s->n; k++)
+	}
+	for (k = 0; k < n; k++)
 		top[k] = L->totals[k];
 	for (r = nrel; r-- > 0;) {
 		int any = 0;
 
-		for (k = 0; k < s->n && !any; k++)
+		for (k = 0; k < n && !any; k++)
 			any = L->counts[k * nrel + r] != 0;
 		if (!any)
 			continue;
 		chart_set_rgb(c, chart_release_rgb(c->t, c->th, r));
-		cairo_move_to(c->cr, s->n == 1 ? xs[0] - 1 : xs[0], pb);
-		for (k = 0; k < s->n; k++) {
-			double v = L->share ? (L->totals[k] ? 100.0 *
-				(double)top[k] / (double)L->totals[k] : 0) :
-				(double)top[k];
-			double y = pb - v / ymax * ph;
-
-			if (s->n == 1)
-				cairo_line_to(c->cr, xs[0] - 1, y);
-			cairo_line_to(c->cr, xs[k], y);
+		for (k = 0; k < n; k++) {
+			y[k] = layers_at(L, top, k, pb, ph, ymax);
 			top[k] -= L->counts[k * nrel + r];
+			bot[k] = layers_at(L, top, k, pb, ph, ymax);
 		}
-		cairo_line_to(c->cr, xs[s->n - 1], pb);
+		if (n == 1) {
+			cairo_rectangle(c->cr, xs[0] - 1, y[0], 1, pb - y[0]);
+			cairo_fill(c->cr);
+			continue;
+		}
+		layers_floor(floor, bot, xs, n, pb);
+		cairo_move_to(c->cr, xs[0], y[0]);
+		for (k = 1; k < n; k++)
+			cairo_line_to(c->cr, xs[k], y[k]);
+		for (k = n; k-- > 0;)
+			cairo_line_to(c->cr, xs[k], floor[k]);
 		cairo_close_path(c->cr);
 		cairo_fill(c->cr);
 	}
@@ -217,11 +258,18 @@ static int layers_fill(struct chart *c, const struct layers *L,
 	for (k = 0; k < s->n; k++)
 		top[k] = L->totals[k];
 	for (r = nrel; r-- > 1;) {
-		for (k = 0; k < s->n; k++)
+		int any = 0;
+
+		for (k = 0; k < s->n; k++) {
+			any |= L->counts[k * nrel + r] != 0;
 			top[k] -= L->counts[k * nrel + r];
-		layers_edge(c, L, top, r, xs, pb, ph, ymax);
+		}
+		/* A release with no line anywhere: its edge is the one above. */
+		if (any || r + 1 == nrel)
+			layers_edge(c, L, top, r, xs, pb, ph, ymax);
 	}
 	free(top);
+	free(y);
 	return 0;
 }
 
