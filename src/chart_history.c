@@ -140,6 +140,16 @@ static void layers_tick(char *buf, size_t size, const struct layers *L,
 		chart_fmt_short(buf, size, (uint64_t)llround(v));
 }
 
+/* Snapshot k's height of v lines (or shares) in pixels. */
+static double layers_y(const struct layers *L, size_t k, uint64_t v,
+		       double pb, double ph, double ymax)
+{
+	double f = L->share ? (L->totals[k] ? 100.0 * (double)v /
+			       (double)L->totals[k] : 0) : (double)v;
+
+	return pb - f / ymax * ph;
+}
+
 /*
  * A hairline in the background's colour along the top of the releases
  * below r (top[] holds their sums by now), so that neighbouring bands of
@@ -156,10 +166,7 @@ static void layers_edge(struct chart *c, const struct layers *L,
 	if (!r || s->n < 2)
 		return;
 	for (k = 0; k < s->n; k++) {
-		double v = L->share ? (L->totals[k] ? 100.0 * (double)top[k] /
-				       (double)L->totals[k] : 0) :
-			   (double)top[k];
-		double y = pb - v / ymax * ph;
+		double y = layers_y(L, k, top[k], pb, ph, ymax);
 
 		if (k)
 			cairo_line_to(c->cr, xs[k], y);
@@ -170,16 +177,6 @@ static void layers_edge(struct chart *c, const struct layers *L,
 			      0.35);
 	cairo_set_line_width(c->cr, 0.75);
 	cairo_stroke(c->cr);
-}
-
-/* y of the sums v[k] of snapshot k, as the areas and edges plot them. */
-static double layers_at(const struct layers *L, const uint64_t *v, size_t k,
-			double pb, double ph, double ymax)
-{
-	double x = L->share ? (L->totals[k] ? 100.0 * (double)v[k] /
-			       (double)L->totals[k] : 0) : (double)v[k];
-
-	return pb - x / ymax * ph;
 }
 
 /*
@@ -236,9 +233,9 @@ static int layers_fill(struct chart *c, const struct layers *L,
 			continue;
 		chart_set_rgb(c, chart_release_rgb(c->t, c->th, r));
 		for (k = 0; k < n; k++) {
-			y[k] = layers_at(L, top, k, pb, ph, ymax);
+			y[k] = layers_y(L, k, top[k], pb, ph, ymax);
 			top[k] -= L->counts[k * nrel + r];
-			bot[k] = layers_at(L, top, k, pb, ph, ymax);
+			bot[k] = layers_y(L, k, top[k], pb, ph, ymax);
 		}
 		if (n == 1) {
 			cairo_rectangle(c->cr, xs[0] - 1, y[0], 1, pb - y[0]);
@@ -271,16 +268,6 @@ static int layers_fill(struct chart *c, const struct layers *L,
 	free(top);
 	free(y);
 	return 0;
-}
-
-/* Snapshot k's height of v lines (or shares) in pixels. */
-static double layers_y(const struct layers *L, size_t k, uint64_t v,
-		       double pb, double ph, double ymax)
-{
-	double f = L->share ? (L->totals[k] ? 100.0 * (double)v /
-			       (double)L->totals[k] : 0) : (double)v;
-
-	return pb - f / ymax * ph;
 }
 
 /*

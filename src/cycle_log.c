@@ -702,14 +702,19 @@ static void *log_main(void *arg)
 	return NULL;
 }
 
-static int log_wait(const struct cycle *c)
+static void log_join(struct cycle_state *st)
 {
-	struct cycle_state *st = c->state;
-
 	if (st->running) {
 		pthread_join(st->thread, NULL);
 		st->running = 0;
 	}
+}
+
+static int log_wait(const struct cycle *c)
+{
+	struct cycle_state *st = c->state;
+
+	log_join(st);
 	if (st->log_rc >= 0)
 		return 0;
 	if (!st->log_msg)
@@ -741,10 +746,7 @@ void cycle_log_release(struct cycle *c)
 {
 	struct cycle_state *st = c->state;
 
-	if (st->running) {
-		pthread_join(st->thread, NULL);
-		st->running = 0;
-	}
+	log_join(st);
 	free(st->log_msg);
 	st->log_msg = NULL;
 	mailmap_free(st->mm);
