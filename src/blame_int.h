@@ -6,6 +6,7 @@
  *                 tree mirrors, the origins of changed files
  *   blame_read.c  the walk's reader thread, and the text check of files
  *   blame_diff.c  stages 2 and 3: the diff threads and the evaluation
+ *   blame_tree.c  the files that differ between two trees (the cycle's)
  *   blame_list.c  the files of a mirrored tree (the tip's, the
  *                 snapshots') and the versions they need
  *   blame.c       the public entry points, which run the stages
@@ -19,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "strata/blame.h"
 #include "strata/diff.h"
@@ -263,6 +265,21 @@ struct marking {
 	size_t nruns, runs_alloc, run_root_alloc;
 };
 
+/* git's tree order: a tree's name compares as if followed by '/'. */
+static inline int blame_name_cmp(const char *a, size_t alen, int atree,
+				 const char *b, size_t blen, int btree)
+{
+	size_t m = alen < blen ? alen : blen;
+	int c = memcmp(a, b, m);
+	unsigned ca, cb;
+
+	if (c)
+		return c;
+	ca = alen > m ? (unsigned char)a[m] : (atree ? '/' : 0);
+	cb = blen > m ? (unsigned char)b[m] : (btree ? '/' : 0);
+	return (int)ca - (int)cb;
+}
+
 /* ---- blame_walk.c: stage 1 ---- */
 
 void blame_version_decref(struct pool *P, struct version *v);
@@ -275,6 +292,13 @@ int blame_path_push(struct engine *E, size_t base, const char *name,
 int blame_parse_entry(struct entry *e, const struct odb_object *raw,
 		      size_t *at, const git_oid *tree,
 		      const struct entry *prev);
+/*
+ * Every entry of raw tree `oid` into (*e)[0, *n), checked as
+ * blame_tree_check() says; *e (*alloc entries) grows as needed and is the
+ * caller's, also on error. The names point into raw.
+ */
+int blame_tree_parse(struct entry **e, size_t *n, size_t *alloc,
+		     const struct odb_object *raw, const git_oid *oid);
 int blame_broken_error(const struct engine *E, const struct version *v);
 int blame_walk_all(struct engine *E, struct reader *R);
 

@@ -38,21 +38,6 @@
 #define POOL_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-/* git's tree order: a tree's name compares as if followed by '/'. */
-static int name_cmp(const char *a, size_t alen, int atree,
-		    const char *b, size_t blen, int btree)
-{
-	size_t m = alen < blen ? alen : blen;
-	int c = memcmp(a, b, m);
-	unsigned ca, cb;
-
-	if (c)
-		return c;
-	ca = alen > m ? (unsigned char)a[m] : (atree ? '/' : 0);
-	cb = blen > m ? (unsigned char)b[m] : (btree ? '/' : 0);
-	return (int)ca - (int)cb;
-}
-
 static struct version *version_new(struct engine *E, uint32_t commit,
 				   const git_oid *oid)
 {
@@ -169,7 +154,8 @@ static const struct entry *entries_find(const struct entry *es, size_t n,
 		size_t mid = lo + (hi - lo) / 2;
 		const struct entry *e = &es[mid];
 		int etree = kind_of(e->mode) == K_TREE;
-		int c = name_cmp(e->name, e->namelen, etree, name, len, tree);
+		int c = blame_name_cmp(e->name, e->namelen, etree, name, len,
+				       tree);
 
 		if (!c)
 			return e;
@@ -297,8 +283,8 @@ static int check_join(const struct entry *a, const struct entry *b,
 {
 	if (a->namelen == b->namelen && !memcmp(a->name, b->name, a->namelen))
 		return bad_entry(tree, b, "is there twice");
-	if (name_cmp(a->name, a->namelen, kind_of(a->mode) == K_TREE, b->name,
-		     b->namelen, kind_of(b->mode) == K_TREE) >= 0)
+	if (blame_name_cmp(a->name, a->namelen, kind_of(a->mode) == K_TREE,
+			   b->name, b->namelen, kind_of(b->mode) == K_TREE) >= 0)
 		return bad_entry(tree, b, "is out of order");
 	return 0;
 }
@@ -369,24 +355,31 @@ static int check_twins(const struct entry *e, size_t n, const git_oid *tree)
 	return 0;
 }
 
+int blame_tree_parse(struct entry **e, size_t *n, size_t *alloc,
+		     const struct odb_object *raw, const git_oid *oid)
+{
+	size_t at = 0;
+	int rc;
+
+	*n = 0;
+	while (at < raw->len) {
+		if ((rc = UTIL_GROW(*e, *alloc, *n + 1)) < 0 ||
+		    (rc = blame_parse_entry(&(*e)[*n], raw, &at, oid,
+					    *n ? &(*e)[*n - 1] : NULL)) < 0)
+			return rc;
+		(*n)++;
+	}
+	return check_twins(*e, *n, oid);
+}
+
 int blame_tree_check(const git_oid *oid, const unsigned char *data,
 		     size_t len)
 {
 	const struct odb_object raw = { data, len, GIT_OBJECT_TREE };
 	struct entry *e = NULL;
-	size_t at = 0, n = 0, alloc = 0;
-	int rc = 0;
+	size_t n, alloc = 0;
+	int rc = blame_tree_parse(&e, &n, &alloc, &raw, oid);
 
-	while (at < len) {
-		if ((rc = UTIL_GROW(e, alloc, n + 1)) < 0)
-			goto done;
-		if ((rc = blame_parse_entry(&e[n], &raw, &at, oid,
-					    n ? &e[n - 1] : NULL)) < 0)
-			goto done;
-		n++;
-	}
-	rc = check_twins(e, n, oid);
-done:
 	free(e);
 	return rc;
 }
@@ -522,9 +515,9 @@ static struct entry *build_old_match(struct build *B, const struct entry *e)
 
 	while (old && B->oi < old->n) {
 		struct entry *o = &old->e[B->oi];
-		int c = name_cmp(o->name, o->namelen,
-				 kind_of(o->mode) == K_TREE, e->name,
-				 e->namelen, tree);
+		int c = blame_name_cmp(o->name, o->namelen,
+				       kind_of(o->mode) == K_TREE, e->name,
+				       e->namelen, tree);
 
 		if (c > 0)
 			break;
@@ -745,8 +738,9 @@ static int collect_deleted(struct engine *E, struct deleted *d,
 		while (new && j < new->n) {
 			const struct entry *e = &new->e[j];
 
-			c = name_cmp(o->name, o->namelen, otree, e->name,
-				     e->namelen, kind_of(e->mode) == K_TREE);
+			c = blame_name_cmp(o->name, o->namelen, otree,
+					   e->name, e->namelen,
+					   kind_of(e->mode) == K_TREE);
 			if (c <= 0)
 				break;
 			j++;

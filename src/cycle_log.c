@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "strata/blame.h"
 #include "strata/diff.h"
 #include "strata/error.h"
 #include "strata/odb.h"
@@ -48,6 +49,7 @@ struct log {
 	const char *author_name, *author_email;
 	struct rename_source *srcs, *dsts;
 	size_t nsrcs, ndsts, salloc, dalloc;
+	struct util_strlist paths;  /* of srcs and dsts */
 	int *match;
 	size_t malloc_;
 	/* the file pairs to count, once every commit is read */
@@ -292,43 +294,35 @@ static int pairs_count(struct log *L, unsigned jobs)
 	return 0;
 }
 
-static int file_push(struct rename_source **v, size_t *n, size_t *alloc,
-		     const git_diff_file *f)
+/* An add or a delete, kept (its path copied) for the rename search. */
+static int file_push(struct log *L, struct rename_source **v, size_t *n,
+		     size_t *alloc, const struct rename_source *f)
 {
-	if (UTIL_GROW(*v, *alloc, *n + 1) < 0)
+	if (UTIL_GROW(*v, *alloc, *n + 1) < 0 ||
+	    util_strlist_push(&L->paths, f->path) < 0)
 		return STRATA_ENOMEM;
-	(*v)[(*n)++] = (struct rename_source){ f->path, f->mode, f->id };
+	(*v)[*n] = *f;
+	(*v)[(*n)++].path = L->paths.v[L->paths.n - 1];
 	return 0;
 }
 
-/* The tree diff's files: pairs counted now, adds and deletes kept. */
-static int sort_deltas(struct log *L, git_diff *diff)
+/* A file of the tree diff: a pair counted now, an add or delete kept. */
+static int on_change(const struct blame_tree_change *ch, void *payload)
 {
-	size_t n = git_diff_num_deltas(diff);
-	int rc = 0;
+	struct log *L = payload;
+	struct rename_source a = { ch->path, ch->old_mode, ch->old_oid };
+	struct rename_source b = { ch->path, ch->new_mode, ch->new_oid };
 
-	L->nsrcs = L->ndsts = 0;
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		struct rename_source a = { d->old_file.path,
-					   d->old_file.mode, d->old_file.id };
-		struct rename_source b = { d->new_file.path,
-					   d->new_file.mode, d->new_file.id };
-
-		/* No rename candidate: git would fetch it, strata cannot. */
-		if ((d->status == GIT_DELTA_ADDED && passed_over(L, &b)) ||
-		    (d->status == GIT_DELTA_DELETED && passed_over(L, &a)))
-			L->c->missing++;
-		else if (d->status == GIT_DELTA_ADDED)
-			rc = file_push(&L->dsts, &L->ndsts, &L->dalloc,
-				       &d->new_file);
-		else if (d->status == GIT_DELTA_DELETED)
-			rc = file_push(&L->srcs, &L->nsrcs, &L->salloc,
-				       &d->old_file);
-		else
-			rc = pair_count(L, &a, &b);
+	/* No rename candidate: git would fetch it, strata cannot. */
+	if ((!a.mode && passed_over(L, &b)) || (!b.mode && passed_over(L, &a))) {
+		L->c->missing++;
+		return 0;
 	}
-	return rc;
+	if (!a.mode)
+		return file_push(L, &L->dsts, &L->ndsts, &L->dalloc, &b);
+	if (!b.mode)
+		return file_push(L, &L->srcs, &L->nsrcs, &L->salloc, &a);
+	return pair_count(L, &a, &b);
 }
 
 /* The adds and deletes, paired by git log's rename detection. */
@@ -359,28 +353,13 @@ done:
 
 static int numstat(struct log *L, const git_oid *from, const git_oid *to)
 {
-	git_tree *a = NULL, *b = NULL;
-	git_diff *diff = NULL;
-	git_diff_options opts;
 	int rc;
 
-	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE | GIT_DIFF_SKIP_BINARY_CHECK;
-	if ((from && git_tree_lookup(&a, L->git, from) < 0) ||
-	    git_tree_lookup(&b, L->git, to) < 0 ||
-	    git_diff_tree_to_tree(&diff, L->git, a, b, &opts) < 0) {
-		char hex[GIT_OID_HEXSZ + 1];
-
-		rc = error_git("unable to diff tree '%s'",
-			       git_oid_tostr(hex, sizeof(hex), to));
-		goto done;
-	}
-	if ((rc = sort_deltas(L, diff)) == 0)
+	L->nsrcs = L->ndsts = 0;
+	if ((rc = blame_tree_diff(L->repo->odb, L->git, from, to, on_change,
+				  L)) == 0)
 		rc = renamed(L);
-done:
-	git_diff_free(diff);
-	git_tree_free(a);
-	git_tree_free(b);
+	util_strlist_release(&L->paths);
 	return rc;
 }
 

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "strata/history.h"
+#include "strata/odb.h"
 #include "strata/repository.h"
 #include "strata/util.h"
 
@@ -160,5 +161,28 @@ int blame_is_text(const void *data, size_t len);
  */
 int blame_tree_check(const git_oid *oid, const unsigned char *data,
 		     size_t len);
+
+/* A file that differs between two trees (blame_tree_diff()). */
+struct blame_tree_change {
+	const char *path;         /* borrowed: valid during the call only */
+	uint32_t old_mode, new_mode;  /* 0: none on that side */
+	git_oid old_oid, new_oid;
+};
+
+/* A negative return ends the diff, which returns it. */
+typedef int (*blame_tree_change_fn)(const struct blame_tree_change *ch,
+				    void *payload);
+
+/*
+ * The files (regular, links, gitlinks) that differ between tree a (NULL:
+ * the empty tree) and tree b, as `git diff-tree -r` lists them, passed to
+ * fn in path order: a file of the same mode and blob on both sides is
+ * left out, a directory of the same tree is not read, a file that became
+ * a directory (or the reverse) is a delete and adds. The trees are read
+ * through db (git: the calling thread's handle; safe on any thread) and
+ * checked as blame_tree_check() says.
+ */
+int blame_tree_diff(struct odb *db, git_repository *git, const git_oid *a,
+		    const git_oid *b, blame_tree_change_fn fn, void *payload);
 
 #endif
