@@ -1,6 +1,7 @@
 /*
- * blame_read.c: the walk's reader thread, which reads the root trees of
- * the commits ahead of the walk into the object cache and meanwhile
+ * blame_read.c: the walk's reader thread, which reads the trees of the
+ * commits ahead of the walk into the object cache (those that differ
+ * from the first parent's, as the walk reads them) and meanwhile
  * checks the tip's files for text; and that check, on --jobs threads,
  * for the files it left.
  */
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "blame_int.h"
+#include "strata/diff.h"
 #include "strata/error.h"
 #include "strata/util.h"
 
@@ -135,6 +137,115 @@ static void reader_wait(struct reader *R, size_t c)
 	}
 }
 
+/* An entry of a raw tree as the reader skims it: no checks (the walk's). */
+struct skim {
+	const unsigned char *base, *at, *end;
+	const unsigned char *start;   /* of the entry */
+	const char *name;
+	size_t len;
+	const unsigned char *oid;
+	bool tree;
+};
+
+static void skim_init(struct skim *s, const struct odb_object *o)
+{
+	s->base = s->at = o->data;
+	s->end = o->data + o->len;
+}
+
+/* The next entry; false at the end or at bytes the walk will refuse. */
+static bool skim_next(struct skim *s)
+{
+	const unsigned char *p = s->at, *nul;
+
+	if (!p || p >= s->end)
+		return false;
+	s->start = p;
+	while (p < s->end && p - s->start < 7 && *p != ' ')
+		p++;
+	if (p >= s->end || *p != ' ' ||
+	    !(nul = memchr(p, 0, (size_t)(s->end - p))) ||
+	    (size_t)(s->end - nul) < 1 + GIT_OID_RAWSZ)
+		return false;
+	/* A directory's mode is "40000" (or "040000"). */
+	s->tree = p - s->start >= 5 && !memcmp(p - 5, "40000", 5);
+	s->name = (const char *)p + 1;
+	s->len = (size_t)(nul - p - 1);
+	s->oid = nul + 1;
+	s->at = nul + 1 + GIT_OID_RAWSZ;
+	return true;
+}
+
+/*
+ * The first entries of x (old) and y (new) not in the raw trees' common
+ * head: the entries before it are the same bytes on both sides, so only
+ * y is skimmed over them. *tail: the length of the common tail.
+ */
+static void skim_head(struct skim *x, struct skim *y, bool *hx, bool *hy,
+		      size_t *tail)
+{
+	size_t xl = (size_t)(x->end - x->base), yl = (size_t)(y->end - y->base);
+	size_t small = xl < yl ? xl : yl, head;
+
+	head = diff_common_prefix(x->base, y->base, small);
+	*tail = diff_common_suffix(x->base, xl, y->base, yl, small - head);
+	while ((*hy = skim_next(y)) && (size_t)(y->at - y->base) <= head)
+		;
+	x->at = x->base + (*hy ? y->start - y->base : (ptrdiff_t)xl);
+	*hx = skim_next(x);
+}
+
+/*
+ * Read tree `new` and those of its subtrees that differ from old's (NULL:
+ * all), as the walk will read them when it mirrors the commit: its reads
+ * then find them in the cache. Errors are the walk's to meet and report.
+ */
+static void reader_trees(struct reader *R, const git_oid *old,
+			 const git_oid *new, unsigned depth)
+{
+	struct odb *db = R->E->repo->odb;
+	struct odb_object *a = NULL, *b = NULL;
+	struct skim x = { 0 }, y = { 0 };
+	size_t tail = 0;
+	bool hx = false, hy;
+
+	if (depth > ODB_MAX_TREE_DEPTH || atomic_load(&R->stop) ||
+	    odb_read(&b, db, R->git, new, GIT_OBJECT_TREE) < 0)
+		return;
+	skim_init(&y, b);
+	if (old && odb_read(&a, db, R->git, old, GIT_OBJECT_TREE) == 0) {
+		skim_init(&x, a);
+		skim_head(&x, &y, &hx, &hy, &tail);
+	} else {
+		hy = skim_next(&y);
+	}
+	while (hy) {
+		int c = hx ? blame_name_cmp(x.name, x.len, x.tree, y.name,
+					    y.len, y.tree) : 1;
+		git_oid o, n;
+
+		/* The rest is the common tail: the same on both sides. */
+		if (hx && (size_t)(y.end - y.start) <= tail &&
+		    y.end - y.start == x.end - x.start)
+			break;
+		if (c < 0) {
+			hx = skim_next(&x);
+			continue;
+		}
+		if (y.tree && (c || memcmp(x.oid, y.oid, GIT_OID_RAWSZ))) {
+			if (!c)
+				memcpy(o.id, x.oid, GIT_OID_RAWSZ);
+			memcpy(n.id, y.oid, GIT_OID_RAWSZ);
+			reader_trees(R, c ? NULL : &o, &n, depth + 1);
+		}
+		if (!c)
+			hx = skim_next(&x);
+		hy = skim_next(&y);
+	}
+	odb_object_free(a);
+	odb_object_free(b);
+}
+
 static void *reader_main(void *arg)
 {
 	struct reader *R = arg;
@@ -143,16 +254,13 @@ static void *reader_main(void *arg)
 
 	for (c = 0; c < h->n && !atomic_load(&R->stop); c++) {
 		const struct history_commit *hc = &h->commits[c];
-		struct odb_object *o = NULL;
+		const git_oid *first = hc->nparents ?
+			&h->commits[history_parents(h, (uint32_t)c)[0]].tree :
+			NULL;
 
 		reader_wait(R, c);
-		if (hc->nparents &&
-		    git_oid_equal(&hc->tree, &h->commits[history_parents(
-					h, (uint32_t)c)[0]].tree))
-			continue;
-		if (odb_read(&o, R->E->repo->odb, R->git, &hc->tree,
-			     GIT_OBJECT_TREE) == 0)
-			odb_object_free(o);
+		if (!first || !git_oid_equal(&hc->tree, first))
+			reader_trees(R, first, &hc->tree, 0);
 	}
 	while (!atomic_load(&R->stop) && reader_check_tip(R))
 		;
