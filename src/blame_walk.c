@@ -721,17 +721,55 @@ static int collect_all(struct engine *E, struct deleted *d,
 	return 0;
 }
 
-/* git's diff-tree: what `old` has that `new` lacks, depth first. */
+/*
+ * The entries of old that new has too, byte for byte, at both ends of
+ * their raw trees: old's [0, *head) are new's [0, *head), old's [*tail,
+ * old->n) new's last ones. A tail is taken only where new's own parse
+ * has an entry at the same place from the end.
+ */
+static void common_entries(const struct node *old, const struct node *new,
+			   size_t *head, size_t *tail)
+{
+	size_t olen = old->raw->len, len = new->raw->len;
+	size_t small = olen < len ? olen : len, p, q, h = 0, t, at, k;
+
+	p = diff_common_prefix(old->raw->data, new->raw->data, small);
+	while (h < old->n && h < new->n && entry_end(old, &old->e[h]) <= p)
+		h++;
+	at = h ? entry_end(old, &old->e[h - 1]) : 0;
+	q = diff_common_suffix(old->raw->data, olen, new->raw->data, len,
+			       small - at);
+	t = old->n;
+	while (t > h && entry_start(old, &old->e[t - 1]) >= olen - q)
+		t--;
+	/* new's entry k for old's entry t, where new's parse lines up */
+	for (; t < old->n; t++) {
+		k = new->n - (old->n - t);
+		if (old->n - t <= new->n && k >= h &&
+		    olen - entry_start(old, &old->e[t]) ==
+		    len - entry_start(new, &new->e[k]))
+			break;
+	}
+	*head = h;
+	*tail = t;
+}
+
+/*
+ * git's diff-tree: what `old` has that `new` lacks, depth first. The
+ * entries both raw trees share at their ends are passed over unread.
+ */
 static int collect_deleted(struct engine *E, struct deleted *d,
 			   const struct node *old, const struct node *new,
 			   size_t base)
 {
-	uint32_t i = 0, j = 0;
+	size_t i, j = 0, end = old->n;
 	int rc;
 
 	if (old == new || (new && git_oid_equal(&old->oid, &new->oid)))
 		return 0;
-	while (i < old->n) {
+	if (new)
+		common_entries(old, new, &j, &end);
+	for (i = j; i < end; i++) {
 		const struct entry *o = &old->e[i];
 		int otree = kind_of(o->mode) == K_TREE, c = -1;
 
@@ -748,25 +786,22 @@ static int collect_deleted(struct engine *E, struct deleted *d,
 		}
 		if (!new || j >= new->n)
 			c = -1;
+		/* Of one name on both sides: a file is not deleted. */
+		if (c == 0 && (!otree || o->ptr == new->e[j].ptr))
+			continue;
 		if ((rc = blame_path_push(E, base, o->name, o->namelen)) < 0)
 			return rc;
-		if (c == 0) {
-			if (otree) {
-				E->path[base + o->namelen] = '/';
-				rc = collect_deleted(E, d, o->ptr, new->e[j].ptr,
-						     base + o->namelen + 1);
-				if (rc < 0)
-					return rc;
-			}
-		} else if (otree) {
+		if (otree)
 			E->path[base + o->namelen] = '/';
+		if (c == 0)
+			rc = collect_deleted(E, d, o->ptr, new->e[j].ptr,
+					     base + o->namelen + 1);
+		else if (otree)
 			rc = collect_all(E, d, o->ptr, base + o->namelen + 1);
-			if (rc < 0)
-				return rc;
-		} else if ((rc = deleted_add(d, E->path, o)) < 0) {
+		else
+			rc = deleted_add(d, E->path, o);
+		if (rc < 0)
 			return rc;
-		}
-		i++;
 	}
 	return 0;
 }
