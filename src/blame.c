@@ -206,6 +206,8 @@ struct left_walk {
 	char *path;
 	size_t path_alloc;
 	int rc;
+	const git_oid *tree;      /* the root, to name */
+	size_t trees;
 };
 
 static int left_cb(const char *root, const git_tree_entry *e, void *payload)
@@ -220,6 +222,10 @@ static int left_cb(const char *root, const git_tree_entry *e, void *payload)
 	/* libgit2's walk recurses: stop it where build_node() stops. */
 	if (mode == GIT_FILEMODE_TREE && odb_tree_too_deep(root, e)) {
 		w->rc = STRATA_ERR;
+		return -1;
+	}
+	if (mode == GIT_FILEMODE_TREE && ++w->trees >= ODB_MAX_TREES) {
+		w->rc = odb_too_many_trees(w->tree);
 		return -1;
 	}
 	if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE)
@@ -259,7 +265,8 @@ int blame_count_left_out(struct blame_left_out *out, struct repository *repo,
 			 int (*reason)(const char *path, void *payload),
 			 void *payload)
 {
-	struct left_walk w = { out, repo, NULL, reason, payload, NULL, 0, 0 };
+	struct left_walk w = { out, repo, NULL, reason, payload, NULL, 0, 0,
+			       tree, 0 };
 	git_tree *t = NULL;
 	int rc = 0;
 

@@ -173,6 +173,8 @@ struct engine {
 	char *path;
 	size_t path_alloc;
 	unsigned depth;           /* of the tree build_node() is at */
+	uint32_t walking;         /* the commit being mirrored */
+	uint32_t built;           /* the nodes built for it */
 	/* versions to finish in stage 1 */
 	struct pending *pend;
 	size_t npend, pend_alloc;
@@ -235,6 +237,7 @@ struct reader {
 	char *path;
 	size_t path_alloc;
 	unsigned depth;          /* of the tree reader_list() is at */
+	uint32_t ahead;          /* trees read ahead for one commit */
 };
 
 /*

@@ -60,6 +60,8 @@ static int reader_list(struct reader *R, const git_oid *oid, size_t base)
 
 	if (R->depth > ODB_MAX_TREE_DEPTH)
 		return odb_too_deep(oid);
+	if (R->ntrees >= ODB_MAX_TREES)
+		return odb_too_many_trees(&E->h->commits[E->h->n - 1].tree);
 	if ((rc = odb_read(&raw, E->repo->odb, R->git, oid,
 			   GIT_OBJECT_TREE)) < 0)
 		return rc;
@@ -198,20 +200,24 @@ static void skim_head(struct skim *x, struct skim *y, bool *hx, bool *hy,
 /*
  * Read tree `new` and those of its subtrees that differ from old's (NULL:
  * all), as the walk will read them when it mirrors the commit: its reads
- * then find them in the cache. Errors are the walk's to meet and report.
+ * then find them in the cache. Errors are the walk's to meet and report;
+ * a tree too deep (or the walk's end) ends the commit's reads: -1.
  */
-static void reader_trees(struct reader *R, const git_oid *old,
-			 const git_oid *new, unsigned depth)
+static int reader_trees(struct reader *R, const git_oid *old,
+			const git_oid *new, unsigned depth)
 {
 	struct odb *db = R->E->repo->odb;
 	struct odb_object *a = NULL, *b = NULL;
 	struct skim x = { 0 }, y = { 0 };
 	size_t tail = 0;
 	bool hx = false, hy;
+	int rc = 0;
 
-	if (depth > ODB_MAX_TREE_DEPTH || atomic_load(&R->stop) ||
-	    odb_read(&b, db, R->git, new, GIT_OBJECT_TREE) < 0)
-		return;
+	if (depth > ODB_MAX_TREE_DEPTH || ++R->ahead > ODB_MAX_TREES ||
+	    atomic_load(&R->stop))
+		return -1;
+	if (odb_read(&b, db, R->git, new, GIT_OBJECT_TREE) < 0)
+		return 0;
 	skim_init(&y, b);
 	if (old && odb_read(&a, db, R->git, old, GIT_OBJECT_TREE) == 0) {
 		skim_init(&x, a);
@@ -219,7 +225,7 @@ static void reader_trees(struct reader *R, const git_oid *old,
 	} else {
 		hy = skim_next(&y);
 	}
-	while (hy) {
+	while (hy && rc == 0) {
 		int c = hx ? blame_name_cmp(x.name, x.len, x.tree, y.name,
 					    y.len, y.tree) : 1;
 		git_oid o, n;
@@ -236,7 +242,7 @@ static void reader_trees(struct reader *R, const git_oid *old,
 			if (!c)
 				memcpy(o.id, x.oid, GIT_OID_RAWSZ);
 			memcpy(n.id, y.oid, GIT_OID_RAWSZ);
-			reader_trees(R, c ? NULL : &o, &n, depth + 1);
+			rc = reader_trees(R, c ? NULL : &o, &n, depth + 1);
 		}
 		if (!c)
 			hx = skim_next(&x);
@@ -244,6 +250,7 @@ static void reader_trees(struct reader *R, const git_oid *old,
 	}
 	odb_object_free(a);
 	odb_object_free(b);
+	return rc;
 }
 
 static void *reader_main(void *arg)
@@ -259,8 +266,9 @@ static void *reader_main(void *arg)
 			NULL;
 
 		reader_wait(R, c);
+		R->ahead = 0;
 		if (!first || !git_oid_equal(&hc->tree, first))
-			reader_trees(R, first, &hc->tree, 0);
+			(void)reader_trees(R, first, &hc->tree, 0);
 	}
 	while (!atomic_load(&R->stop) && reader_check_tip(R))
 		;

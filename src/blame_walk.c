@@ -30,6 +30,9 @@
  */
 #define POOL_CHUNK 1024
 
+/* The fewest bytes a raw tree entry takes: "40000 a\0" and an id. */
+#define MIN_ENTRY (8 + GIT_OID_RAWSZ)
+
 #ifdef __SANITIZE_ADDRESS__
 #define POOL_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
 #define POOL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
@@ -614,13 +617,21 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 	}
 	if (E->depth > ODB_MAX_TREE_DEPTH)
 		return odb_too_deep(oid);
+	if (++E->built > ODB_MAX_TREES) {
+		error_set("the tree of commit '%s' holds more than %u "
+			  "directories", git_oid_tostr_s(
+				  &E->h->commits[E->walking].oid),
+			  ODB_MAX_TREES);
+		return STRATA_ETOOBIG;
+	}
 	if (!(n = B.n = calloc(1, sizeof(*n))))
 		return error_oom();
 	n->refs = 1;
 	git_oid_cpy(&n->oid, oid);
 	if ((rc = odb_read(&n->raw, E->repo->odb, E->repo->git, oid,
 			   GIT_OBJECT_TREE)) < 0 ||
-	    (rc = node_room(n, &B.alloc, old ? old->n + 8 : 16)) < 0)
+	    (rc = node_room(n, &B.alloc, old ? old->n + 8 :
+			    n->raw->len / MIN_ENTRY + 1)) < 0)
 		goto done;
 	if (old)
 		build_ends(&B);
@@ -1113,6 +1124,8 @@ static int walk_commit(struct engine *E, uint32_t c)
 	int rc;
 
 	E->npend = 0;
+	E->walking = c;
+	E->built = 0;
 	old = hc->nparents ? E->roots[par[0]] : NULL;
 	rc = build_node(&E->roots[c], E, old, &hc->tree, 0,
 			old && old->refs == 1 &&

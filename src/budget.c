@@ -26,17 +26,21 @@
 #define ALL 1024
 #define SAMPLE 16
 
-/* At most this many trees are read: a tree can hold one subtree many
- * times, and the count is only an estimate. */
-#define MAX_TREES (1u << 22)
+struct count_tree {
+	git_oid oid;
+	unsigned depth;
+};
 
 struct count_walk {
 	struct budget_counts *c;
 	struct repository *repo;
-	git_oid *stack;           /* trees still to read */
+	struct count_tree *stack;  /* trees still to read */
 	size_t sp, alloc, blobs, sampled, trees;
 	uint64_t lines;           /* of the first ALL blobs */
 	uint64_t sampled_lines;   /* of one in SAMPLE of the others */
+	git_oid last;             /* the blob sampled last, and its lines */
+	uint64_t last_lines;
+	bool have_last;
 	unsigned char buf[64 * 1024];
 };
 
@@ -50,16 +54,23 @@ static void sample_blob(struct count_walk *w, const git_oid *oid)
 	size_t got, size;
 	uint64_t n;
 
-	if (odb_read_prefix(w->buf, sizeof(w->buf), &got, &size,
-			    w->repo->odb, w->repo->git, oid) < 0) {
+	/* The same blob again (a tree held many times) is not read again. */
+	if (w->have_last && git_oid_equal(&w->last, oid)) {
+		n = w->last_lines;
+	} else if (odb_read_prefix(w->buf, sizeof(w->buf), &got, &size,
+				   w->repo->odb, w->repo->git, oid) < 0) {
 		error_clear();
 		return;
+	} else {
+		if (!got || memchr(w->buf, 0, got < 8000 ? got : 8000))
+			n = 0;
+		else
+			n = (uint64_t)diff_count_lines((const char *)w->buf,
+						       got) * size / got;
+		git_oid_cpy(&w->last, oid);
+		w->last_lines = n;
+		w->have_last = true;
 	}
-	if (!got || memchr(w->buf, 0, got < 8000 ? got : 8000))
-		n = 0;
-	else
-		n = (uint64_t)diff_count_lines((const char *)w->buf, got) *
-		    size / got;
 	if (w->blobs <= ALL) {
 		w->lines += n;
 	} else {
@@ -73,7 +84,8 @@ static void sample_blob(struct count_walk *w, const git_oid *oid)
  * would map the packs a second time): its files counted and sampled,
  * its subtrees pushed.
  */
-static int count_tree(struct count_walk *w, const git_oid *oid)
+static int count_tree(struct count_walk *w, const git_oid *oid,
+		      unsigned depth)
 {
 	struct odb_object *t = NULL;
 	const unsigned char *d, *end, *nul;
@@ -97,7 +109,7 @@ static int count_tree(struct count_walk *w, const git_oid *oid)
 		if (mode == 040000) {
 			if ((rc = UTIL_GROW(w->stack, w->alloc, w->sp + 1)) < 0)
 				break;
-			w->stack[w->sp++] = id;
+			w->stack[w->sp++] = (struct count_tree){ id, depth + 1 };
 		} else if ((mode & 0170000) == 0100000) {
 			w->c->files++;
 			if (++w->blobs <= ALL || w->blobs % SAMPLE == 0)
@@ -148,14 +160,16 @@ int budget_count(struct budget_counts *c, struct repository *repo,
 	w->repo = repo;
 	c->files = 0;
 	c->lines = 0;
-	rc = count_tree(w, tree);
+	rc = count_tree(w, tree, 0);
 	while (rc == 0 && w->sp) {
-		if (++w->trees > MAX_TREES) {
-			rc = error_set("too many trees to count");
-			break;
-		}
-		w->sp--;
-		rc = count_tree(w, &w->stack[w->sp]);
+		const struct count_tree *t = &w->stack[--w->sp];
+
+		if (t->depth > ODB_MAX_TREE_DEPTH)
+			rc = odb_too_deep(&t->oid);
+		else if (++w->trees >= ODB_MAX_TREES)
+			rc = odb_too_many_trees(tree);
+		else
+			rc = count_tree(w, &t->oid, t->depth);
 	}
 	c->lines = w->lines;
 	if (w->sampled)

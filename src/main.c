@@ -831,16 +831,20 @@ static int prepare_cycle(struct options *o, struct repository *repo,
 
 /*
  * A run that would not fit in memory stops here, before the walk, with
- * the estimate and what the machine offers (budget.h). A tree that
- * cannot be counted is left to the blame, which says what is wrong.
+ * the estimate and what the machine offers (budget.h), or a tree of
+ * more directories than anything can walk. A tree that cannot be
+ * counted is left to the blame, which says what is wrong.
  */
 static int check_memory(const struct options *o, struct repository *repo,
 			const struct history *h, const struct snapshots *snap,
 			const struct cycle *cyc)
 {
 	struct budget_counts c = { 0 };
+	int rc = budget_count(&c, repo, &h->commits[h->n - 1].tree);
 
-	if (budget_count(&c, repo, &h->commits[h->n - 1].tree) < 0) {
+	if (rc == STRATA_ETOOBIG)
+		return rc;
+	if (rc < 0) {
 		error_clear();
 		return 0;
 	}

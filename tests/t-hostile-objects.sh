@@ -162,6 +162,13 @@ tree_repo() {
 	    p.whole("tree", sub + ent(b"40000", b"g", U if kind == "cycle" else T),
 	            name=T)
 	    p.whole("tree", ent(b"40000", b"e", T) + sub, name=U)
+	elif kind == "bomb":
+	    t = sub
+	    for i in range(int(sys.argv[2])):
+	        o = gp.oid("tree", t)
+	        t = ent(b"40000", b"a", o) + ent(b"40000", b"b", o)
+	        p.whole("tree", t)
+	    T = gp.oid("tree", t)
 	elif kind == "wide":
 	    n = int(sys.argv[2])
 	    t = b"".join(ent(b"100644", b"f%06d" % i, B) for i in range(n))
@@ -240,6 +247,22 @@ case_loop() {
 	tree_repo "$1"
 	refused "corrupt tree '(ab|cd){20}': trees nest deeper than 2048 \\(or it contains itself\\)\$"
 	! git ls-tree -r HEAD >/dev/null 2>&1 || { echo "git reads it"; return 1; }
+}
+
+# A tree bomb: each of 40 levels holds the one below twice, 2^40 paths
+# in a few kilobytes (git ls-tree -r would list them for ever). At REV
+# the count of its directories stops at 2^20 before the walk starts; in
+# the history (a commit after it replaces the tree) the walk stops there.
+case_bomb() {
+	tree_repo bomb 40
+	refused "tree '[0-9a-f]{40}' holds more than 1048576 directories, each held subtree counted\$"
+	bomb=$(git rev-parse HEAD)
+	t=$(printf '100644 blob %s\tok\n' "$(echo ok | git hash-object -w --stdin)" |
+		git mktree)
+	point_main "$(git commit-tree "$t" -p "$bomb" -m after)"
+	refused "the tree of commit '$bomb' holds more than 1048576 directories\$"
+	expect 1 "the tree of commit '$bomb' holds more than" \
+		bounded "$STRATA" blame . --quiet --jobs 1
 }
 
 # 100,000 entries in one tree: each file blamed once.
@@ -434,6 +457,7 @@ run_case tree-deep-100000 case_deep 100000
 run_case tree-self case_loop self
 run_case tree-cycle case_loop cycle
 run_case tree-wide case_wide
+run_case tree-bomb case_bomb
 run_case tag-self case_tag_loop self
 run_case tag-cycle case_tag_loop cycle
 run_case tag-bad-object case_tag_bad 'object 12\ntype commit\ntag v1\n' 'bad object line'

@@ -29,8 +29,8 @@ struct budget_counts {
  * from its first 1,024 blobs and every 16th after, and sum the packs'
  * bytes; the caller sets commits, snapshots and jobs. A blob that cannot
  * be read is left out of the sample (the blame says what is wrong with
- * it). Errors: a tree that cannot be read or is corrupt, or more than
- * 4 Mi trees to read.
+ * it). Errors: a tree that cannot be read or is corrupt; more than
+ * ODB_MAX_TREES trees to read is STRATA_ETOOBIG.
  */
 int budget_count(struct budget_counts *c, struct repository *repo,
 		 const git_oid *tree);

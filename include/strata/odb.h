@@ -43,12 +43,28 @@ struct odb;
  */
 #define ODB_MAX_TREE_DEPTH 2048
 
+/*
+ * The most directories one commit's tree may hold, each subtree counted
+ * wherever it is held: a tree can hold one subtree under many names, and
+ * a few levels of that (a "tree bomb", a few kilobytes) name more paths
+ * than any walk can visit. Linux holds about 5,000.
+ */
+#define ODB_MAX_TREES (1u << 20)
+
 /* Set the error for tree `tree`, found deeper than that; returns it. */
 static inline int odb_too_deep(const git_oid *tree)
 {
 	return error_set("corrupt tree '%s': trees nest deeper than %d (or "
 			 "it contains itself)", git_oid_tostr_s(tree),
 			 ODB_MAX_TREE_DEPTH);
+}
+
+/* Set the error for tree `tree`, holding more than that; returns it. */
+static inline int odb_too_many_trees(const git_oid *tree)
+{
+	error_set("tree '%s' holds more than %u directories, each held "
+		  "subtree counted", git_oid_tostr_s(tree), ODB_MAX_TREES);
+	return STRATA_ETOOBIG;
 }
 
 /*
