@@ -454,30 +454,45 @@ static void build_share(struct build *B, size_t from, size_t to,
 }
 
 /*
+ * The entries of old that the raw trees of old and `raw` (a tree to
+ * mirror or compare with it) share byte for byte at both ends: old's [0,
+ * *head) at the head, and its [*tail, old->n) at the tail, clear of the
+ * head.
+ */
+static void raw_ends(const struct node *old, const struct odb_object *raw,
+		     size_t *head, size_t *tail)
+{
+	size_t olen = old->raw->len, len = raw->len;
+	size_t small = olen < len ? olen : len, p, q, h = 0, t, at;
+
+	p = diff_common_prefix(old->raw->data, raw->data, small);
+	while (h < old->n && entry_end(old, &old->e[h]) <= p)
+		h++;
+	at = h ? entry_end(old, &old->e[h - 1]) : 0;
+	q = diff_common_suffix(old->raw->data, olen, raw->data, len,
+			       small - at);
+	t = old->n;
+	while (t > h && entry_start(old, &old->e[t - 1]) >= olen - q)
+		t--;
+	*head = h;
+	*tail = t;
+}
+
+/*
  * The entries that the raw trees of old and n share at both ends: the
  * head is taken over now, the tail (from B->tail) when the parse gets to
  * it.
  */
 static void build_ends(struct build *B)
 {
-	const struct node *old = B->old, *n = B->n;
-	size_t olen = old->raw->len, len = n->raw->len;
-	size_t small = olen < len ? olen : len, p, q, head = 0;
+	const struct node *old = B->old;
+	size_t head;
 
-	p = diff_common_prefix(old->raw->data, n->raw->data, small);
-	while (head < old->n && entry_end(old, &old->e[head]) <= p)
-		head++;
+	raw_ends(old, B->n->raw, &head, &B->tail);
 	build_share(B, 0, head, 0);
 	B->oi = head;
 	B->at = head ? entry_end(old, &old->e[head - 1]) : 0;
-	/* The common tail, clear of the head, in whole entries of old. */
-	q = diff_common_suffix(old->raw->data, olen, n->raw->data, len,
-			       small - B->at);
-	B->tail = old->n;
-	while (B->tail > head &&
-	       entry_start(old, &old->e[B->tail - 1]) >= olen - q)
-		B->tail--;
-	B->shift = (ptrdiff_t)len - (ptrdiff_t)olen;
+	B->shift = (ptrdiff_t)B->n->raw->len - (ptrdiff_t)old->raw->len;
 }
 
 /*
@@ -734,34 +749,24 @@ static int collect_all(struct engine *E, struct deleted *d,
 
 /*
  * The entries of old that new has too, byte for byte, at both ends of
- * their raw trees: old's [0, *head) are new's [0, *head), old's [*tail,
- * old->n) new's last ones. A tail is taken only where new's own parse
- * has an entry at the same place from the end.
+ * their raw trees (raw_ends()): old's [0, *head) are new's [0, *head),
+ * old's [*tail, old->n) new's last ones. A tail is taken only where new's
+ * own parse has an entry at the same place from the end.
  */
 static void common_entries(const struct node *old, const struct node *new,
 			   size_t *head, size_t *tail)
 {
-	size_t olen = old->raw->len, len = new->raw->len;
-	size_t small = olen < len ? olen : len, p, q, h = 0, t, at, k;
+	size_t olen = old->raw->len, len = new->raw->len, t, k;
 
-	p = diff_common_prefix(old->raw->data, new->raw->data, small);
-	while (h < old->n && h < new->n && entry_end(old, &old->e[h]) <= p)
-		h++;
-	at = h ? entry_end(old, &old->e[h - 1]) : 0;
-	q = diff_common_suffix(old->raw->data, olen, new->raw->data, len,
-			       small - at);
-	t = old->n;
-	while (t > h && entry_start(old, &old->e[t - 1]) >= olen - q)
-		t--;
+	raw_ends(old, new->raw, head, &t);
 	/* new's entry k for old's entry t, where new's parse lines up */
 	for (; t < old->n; t++) {
 		k = new->n - (old->n - t);
-		if (old->n - t <= new->n && k >= h &&
+		if (old->n - t <= new->n && k >= *head &&
 		    olen - entry_start(old, &old->e[t]) ==
 		    len - entry_start(new, &new->e[k]))
 			break;
 	}
-	*head = h;
 	*tail = t;
 }
 
