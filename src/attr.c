@@ -480,8 +480,7 @@ struct tree_walk {
 	struct attr *a;
 	git_repository *repo;
 	int rc;
-	const git_oid *tree;      /* the root, to name */
-	size_t trees;
+	struct odb_walk_bound bound;
 };
 
 static int walk_cb(const char *root, const git_tree_entry *e, void *payload)
@@ -493,14 +492,8 @@ static int walk_cb(const char *root, const git_tree_entry *e, void *payload)
 	size_t len = strlen(root);
 
 	/* libgit2's walk recurses: stop it where strata's own walks stop. */
-	if (mode == GIT_FILEMODE_TREE && odb_tree_too_deep(root, e)) {
-		w->rc = STRATA_ERR;
+	if ((w->rc = odb_walk_check(&w->bound, root, e)) < 0)
 		return -1;
-	}
-	if (mode == GIT_FILEMODE_TREE && ++w->trees >= ODB_MAX_TREES) {
-		w->rc = odb_too_many_trees(w->tree);
-		return -1;
-	}
 	if (strcmp(git_tree_entry_name(e), ".gitattributes") ||
 	    (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE))
 		return 0;
@@ -523,7 +516,7 @@ static int walk_cb(const char *root, const git_tree_entry *e, void *payload)
 int attr_load_tree(struct attr **out, git_repository *repo,
 		   const git_oid *tree)
 {
-	struct tree_walk w = { NULL, repo, 0, tree, 0 };
+	struct tree_walk w = { NULL, repo, 0, { tree, 0 } };
 	git_tree *t = NULL;
 	int rc;
 

@@ -206,8 +206,7 @@ struct left_walk {
 	char *path;
 	size_t path_alloc;
 	int rc;
-	const git_oid *tree;      /* the root, to name */
-	size_t trees;
+	struct odb_walk_bound bound;
 };
 
 static int left_cb(const char *root, const git_tree_entry *e, void *payload)
@@ -220,14 +219,8 @@ static int left_cb(const char *root, const git_tree_entry *e, void *payload)
 	int why, text;
 
 	/* libgit2's walk recurses: stop it where build_node() stops. */
-	if (mode == GIT_FILEMODE_TREE && odb_tree_too_deep(root, e)) {
-		w->rc = STRATA_ERR;
+	if ((w->rc = odb_walk_check(&w->bound, root, e)) < 0)
 		return -1;
-	}
-	if (mode == GIT_FILEMODE_TREE && ++w->trees >= ODB_MAX_TREES) {
-		w->rc = odb_too_many_trees(w->tree);
-		return -1;
-	}
 	if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE)
 		return 0;
 	if ((w->rc = blame_path_put(&w->path, &w->path_alloc, 0, root,
@@ -266,7 +259,7 @@ int blame_count_left_out(struct blame_left_out *out, struct repository *repo,
 			 void *payload)
 {
 	struct left_walk w = { out, repo, NULL, reason, payload, NULL, 0, 0,
-			       tree, 0 };
+			       { tree, 0 } };
 	git_tree *t = NULL;
 	int rc = 0;
 

@@ -68,23 +68,35 @@ static inline int odb_too_many_trees(const git_oid *tree)
 }
 
 /*
- * For a walk with git_tree_walk() (which recurses): whether tree entry
- * `e` under directory `root` (as the walk gives it, "a/b/") lies deeper
- * than ODB_MAX_TREE_DEPTH; if so, the error is set, naming it. Inline:
- * attr.c, built alone in the unit tests, needs it without the reader.
+ * The bounds of a walk with git_tree_walk() (which recurses), as
+ * strata's own walks keep them: set root (the tree walked, to name) and
+ * 0 directories counted.
  */
-static inline bool odb_tree_too_deep(const char *root,
-				     const git_tree_entry *e)
+struct odb_walk_bound {
+	const git_oid *root;
+	size_t trees;
+};
+
+/*
+ * At each entry of such a walk: 0 to go on past entry `e` under
+ * directory `dir` (as the walk gives it, "a/b/"), or the error, set, of a
+ * directory deeper than ODB_MAX_TREE_DEPTH (naming it) or one more than
+ * ODB_MAX_TREES (naming the root). Inline: attr.c, built alone in the
+ * unit tests, needs it without the reader.
+ */
+static inline int odb_walk_check(struct odb_walk_bound *b, const char *dir,
+				 const git_tree_entry *e)
 {
 	unsigned depth = 1;
 
-	for (; *root; root++)
-		if (*root == '/' && ++depth > ODB_MAX_TREE_DEPTH)
-			break;
-	if (depth <= ODB_MAX_TREE_DEPTH)
-		return false;
-	odb_too_deep(git_tree_entry_id(e));
-	return true;
+	if (git_tree_entry_filemode(e) != GIT_FILEMODE_TREE)
+		return 0;
+	for (; *dir; dir++)
+		if (*dir == '/' && ++depth > ODB_MAX_TREE_DEPTH)
+			return odb_too_deep(git_tree_entry_id(e));
+	if (++b->trees >= ODB_MAX_TREES)
+		return odb_too_many_trees(b->root);
+	return 0;
 }
 
 /* An object's content. Read-only; freed with odb_object_free(). */
