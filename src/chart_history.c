@@ -252,12 +252,12 @@ static int layers_fill(struct chart *c, const struct layers *L,
 		cairo_fill(c->cr);
 	}
 	/* The edges over the areas, from the top down again. */
-	for (k = 0; k < s->n; k++)
+	for (k = 0; k < n; k++)
 		top[k] = L->totals[k];
 	for (r = nrel; r-- > 1;) {
 		int any = 0;
 
-		for (k = 0; k < s->n; k++) {
+		for (k = 0; k < n; k++) {
 			any |= L->counts[k * nrel + r] != 0;
 			top[k] -= L->counts[k * nrel + r];
 		}
