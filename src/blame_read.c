@@ -289,7 +289,8 @@ void blame_reader_start(struct reader *R, const struct engine *E)
 	 * walk's cache is bounded by the count of REV's directories whatever
 	 * the threads' timing.
 	 */
-	if (E->opts->jobs >= 2 && repository_open_handle(&R->git, E->repo) == 0) {
+	if (E->opts->jobs >= 2 &&
+	    repository_open_handle(&R->git, E->repo) == 0) {
 		const git_oid *tip = &E->h->commits[E->h->n - 1].tree;
 
 		R->tips_listed = reader_list(R, tip, 0) == 0;

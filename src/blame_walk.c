@@ -287,7 +287,8 @@ static int check_join(const struct entry *a, const struct entry *b,
 	if (a->namelen == b->namelen && !memcmp(a->name, b->name, a->namelen))
 		return bad_entry(tree, b, "is there twice");
 	if (blame_name_cmp(a->name, a->namelen, kind_of(a->mode) == K_TREE,
-			   b->name, b->namelen, kind_of(b->mode) == K_TREE) >= 0)
+			   b->name, b->namelen,
+			   kind_of(b->mode) == K_TREE) >= 0)
 		return bad_entry(tree, b, "is out of order");
 	return 0;
 }

@@ -109,7 +109,8 @@ static int count_tree(struct count_walk *w, const git_oid *oid,
 		if (mode == 040000) {
 			if ((rc = UTIL_GROW(w->stack, w->alloc, w->sp + 1)) < 0)
 				break;
-			w->stack[w->sp++] = (struct count_tree){ id, depth + 1 };
+			w->stack[w->sp++] =
+				(struct count_tree){ id, depth + 1 };
 		} else if ((mode & 0170000) == 0100000) {
 			w->c->files++;
 			if (++w->blobs <= ALL || w->blobs % SAMPLE == 0)

@@ -314,7 +314,8 @@ static int on_change(const struct blame_tree_change *ch, void *payload)
 	struct rename_source b = { ch->path, ch->new_mode, ch->new_oid };
 
 	/* No rename candidate: git would fetch it, strata cannot. */
-	if ((!a.mode && passed_over(L, &b)) || (!b.mode && passed_over(L, &a))) {
+	if ((!a.mode && passed_over(L, &b)) ||
+	    (!b.mode && passed_over(L, &a))) {
 		L->c->missing++;
 		return 0;
 	}
