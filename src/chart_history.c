@@ -261,7 +261,7 @@ static int layers_fill(struct chart *c, const struct layers *L,
 			any |= L->counts[k * nrel + r] != 0;
 			top[k] -= L->counts[k * nrel + r];
 		}
-		/* A release with no line anywhere: the edge above is its. */
+		/* A release with no lines anywhere: the edge above is its own. */
 		if (any || r + 1 == nrel)
 			layers_edge(c, L, top, r, xs, pb, ph, ymax);
 	}
