@@ -184,15 +184,61 @@ int blame_snapset_take(struct engine *E, uint32_t c)
 	return 0;
 }
 
-static int snapfile_seq_cmp(const void *a, const void *b)
+/*
+ * S->f in creation order of the versions, S->seq alongside: a radix sort
+ * of 16 bits a pass on the seqs, read from the versions once (a qsort
+ * reads them at every comparison, a cache miss each: on the history of
+ * Linux's files, 5.2 million files of 88 snapshots took a second). It
+ * is stable; what shares a version keeps its listing order, which the
+ * callers' sums do not depend on.
+ */
+static int snapset_sort(struct snapset *S)
 {
-	const struct snapfile *x = a, *y = b;
+	size_t n = S->n, i, pass, sum;
+	struct snapfile *f2 = malloc(n * sizeof(*f2)), *fs;
+	uint32_t *seq = malloc(n * sizeof(*seq)), *seq2, *ss, max = 0;
+	size_t *cnt = malloc(65536 * sizeof(*cnt));
+	int rc = 0;
 
-	if (x->v->seq != y->v->seq)
-		return x->v->seq < y->v->seq ? -1 : 1;
-	if (x->snapshot != y->snapshot)
-		return x->snapshot < y->snapshot ? -1 : 1;
-	return x->key < y->key ? -1 : x->key > y->key;
+	seq2 = malloc(n * sizeof(*seq2));
+	if (!f2 || !seq || !seq2 || !cnt) {
+		rc = error_oom();
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		seq[i] = S->f[i].v->seq;
+		max = seq[i] > max ? seq[i] : max;
+	}
+	for (pass = 0; pass < 2 && (!pass || max >> 16); pass++) {
+		unsigned shift = (unsigned)pass * 16;
+
+		memset(cnt, 0, 65536 * sizeof(*cnt));
+		for (i = 0; i < n; i++)
+			cnt[(seq[i] >> shift) & 0xffff]++;
+		for (i = 0, sum = 0; i < 65536; i++) {
+			size_t c = cnt[i];
+
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++) {
+			size_t k = cnt[(seq[i] >> shift) & 0xffff]++;
+
+			f2[k] = S->f[i];
+			seq2[k] = seq[i];
+		}
+		fs = S->f, S->f = f2, f2 = fs;
+		ss = seq, seq = seq2, seq2 = ss;
+	}
+	S->alloc = n;
+	S->seq = seq;
+	seq = NULL;
+done:
+	free(f2);
+	free(seq);
+	free(seq2);
+	free(cnt);
+	return rc;
 }
 
 /* Whether each snapshot file's blob is text, where the tip's check did not
@@ -252,13 +298,11 @@ int blame_snapset_finish(struct engine *E, struct blame_result *res)
 	S->n = k;
 	if (!k)
 		return 0;
-	qsort(S->f, k, sizeof(*S->f), snapfile_seq_cmp);
-	S->seq = malloc(k * sizeof(*S->seq));
-	S->at = malloc(k * sizeof(*S->at));
-	if (!S->seq || !S->at)
+	if ((rc = snapset_sort(S)) < 0)
+		return rc;
+	if (!(S->at = malloc(k * sizeof(*S->at))))
 		return error_oom();
 	for (i = 0; i < k; i++) {
-		S->seq[i] = S->f[i].v->seq;
 		S->at[i].snapshot = S->f[i].snapshot;
 		S->at[i].key = S->f[i].key;
 		if (!i || S->f[i].v != S->f[i - 1].v)
