@@ -29,9 +29,9 @@ MANDIR   = $(PREFIX)/share/man
 # The binary needs libgit2 and libdeflate; the charts and pages are
 # strata-publish.so, loaded by `strata report` only (include/strata/publish.h).
 CORE_PKGS = libgit2 libdeflate zlib
-PUB_PKGS  = cairo pangocairo libpng libctemplate
+PUB_PKGS  = cairo pangocairo libdeflate libctemplate
 PKGS      = $(CORE_PKGS) $(PUB_PKGS)
-DEB_PKGS = libgit2-dev libdeflate-dev zlib1g-dev libcairo2-dev libpango1.0-dev libctemplate-dev libpng-dev \
+DEB_PKGS = libgit2-dev libdeflate-dev zlib1g-dev libcairo2-dev libpango1.0-dev libctemplate-dev \
 	   fonts-dejavu-core pkg-config git g++ make time bc libxml2-utils \
 	   chromium python3 groff-base clang
 

@@ -6,8 +6,10 @@
  */
 #include "chart_int.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "strata/error.h"
 #include "strata/names.h"
@@ -152,6 +154,82 @@ done:
 	return rc;
 }
 
+/*
+ * Test-only: STRATA_TEST_CHART_FAIL=NAME:PPID, PPID the id of the
+ * report process's parent, makes chart NAME fail in whichever process
+ * draws it ("test failure of chart 'NAME'"); NAME! kills that process
+ * (SIGKILL) instead. Any other value is ignored.
+ */
+static const char *test_fail_hook(void)
+{
+	static char name[128];
+	const char *v = getenv("STRATA_TEST_CHART_FAIL"), *colon;
+	char *end;
+	long pid;
+
+	if (!v || !(colon = strrchr(v, ':')) || (size_t)(colon - v) >=
+	    sizeof(name))
+		return NULL;
+	errno = 0;
+	pid = strtol(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end || pid != (long)getppid())
+		return NULL;
+	memcpy(name, v, (size_t)(colon - v));
+	name[colon - v] = '\0';
+	return name;
+}
+
+/* The most processes that draw: more cost memory and gain little. */
+#define CHART_MAX_PARTS 4
+
+/* The charts before the cycle's, of part x->part, in fonts of its own. */
+static int draw_part(struct charts *x)
+{
+	int rc;
+
+	chart_fonts_open(&x->fm, &x->pc);
+	if ((rc = chart_releases(x)) || (rc = chart_subsystems(x)) ||
+	    (rc = chart_dirs(x)) || (rc = chart_history(x)))
+		return rc;
+	return chart_cohorts(x);
+}
+
+static int draw_child(void *arg)
+{
+	return draw_part(arg);
+}
+
+/*
+ * draw_part() in `jobs` processes (up to CHART_MAX_PARTS): children for
+ * parts 1 and on, forked before this process opens a font (chart_proc.c
+ * says why), part 0 here. Then only this process is left drawing.
+ */
+static int draw_parts(struct charts *x, unsigned jobs)
+{
+	struct chart_child kids[CHART_MAX_PARTS - 1];
+	unsigned k;
+	int rc = 0, crc;
+
+	x->parts = jobs < 1 ? 1 : jobs > CHART_MAX_PARTS ? CHART_MAX_PARTS
+							  : jobs;
+	for (k = 1; k < x->parts; k++)
+		kids[k - 1].pid = -1;
+	for (k = 1; !rc && k < x->parts; k++) {
+		x->part = k;
+		rc = chart_child_start(&kids[k - 1], draw_child, x);
+	}
+	x->part = 0;
+	if (!rc)
+		rc = draw_part(x);
+	for (k = 1; k < x->parts; k++) {
+		crc = chart_child_finish(&kids[k - 1], rc < 0);
+		if (!rc)
+			rc = crc;
+	}
+	x->parts = 1;
+	return rc;
+}
+
 int chart_write_all(const char *img_dir, const struct tally *full,
 		    const struct report_info *info,
 		    const struct chart_options *o)
@@ -176,15 +254,13 @@ int chart_write_all(const char *img_dir, const struct tally *full,
 	x.w = o->width;
 	x.h = o->height;
 	x.nrel = chart_released_count(t);
-	chart_fonts_open(&x.fm, &x.pc);
+	x.fail = test_fail_hook();
 	if ((rc = names_new(&x.names, full)) < 0 ||
 	    (rc = chart_rows_build(&x.rows, t, chart_rows_max(o->height))) ||
 	    (rc = chart_groups_build(&x.groups, t, CHART_MAX_BARS)))
 		goto done;
-	if ((rc = chart_releases(&x)) || (rc = chart_subsystems(&x)) ||
-	    (rc = chart_dirs(&x)) || (rc = chart_history(&x)))
-		goto done;
-	if ((rc = chart_cohorts(&x)) == 0)
+	/* The cycle's come last: its commits may still be being counted. */
+	if ((rc = draw_parts(&x, o->jobs)) == 0)
 		rc = chart_cycle(&x);
 done:
 	free(x.path);

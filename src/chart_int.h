@@ -18,6 +18,7 @@
  *   chart_kit.c         colours, numbers, text, shapes, the frame, axes
  *                       and legend that every chart draws with
  *   chart_out.c         surfaces and files (PNG, @2x PNG, SVG), fonts
+ *   chart_proc.c        drawing in child processes
  *   chart_groups.c      the bars of a chart of many releases
  *   chart_bars.c        releases and dir-NAME: lines over releases
  *   chart_subsystems.c  subsystems and subsystems-stack
@@ -142,7 +143,29 @@ struct charts {
 	double spare;           /* of the last render */
 	struct chart_groups groups;
 	const struct tally *full;   /* t before the view left releases out */
+	unsigned part, parts;   /* this process draws emit k if k % parts
+				   == part (chart_proc.c) */
+	size_t emits;           /* chart_emit() calls so far */
+	const char *fail;       /* test hook: the chart to fail (chart.c) */
 };
+
+/* ---- chart_proc.c --------------------------------------------------- */
+
+/* A child process drawing charts, and the pipe of its error message. */
+struct chart_child {
+	int pid;
+	int fd;
+};
+
+/* Fork a child that runs fn(arg) and exits: 0 or an error. */
+int chart_child_start(struct chart_child *c, int (*fn)(void *), void *arg);
+
+/*
+ * Wait for c (after SIGKILL if kill_it: then its end is not an error)
+ * and return its result: 0, or its error as this process's. A child
+ * never started (pid -1) is 0.
+ */
+int chart_child_finish(struct chart_child *c, int kill_it);
 
 /* ---- chart_kit.c ---------------------------------------------------- */
 

@@ -449,6 +449,7 @@ static void report_options_of(struct report_options *rep,
 	rep->chart.width = (unsigned)o->chart_width;
 	rep->chart.height = (unsigned)o->chart_height;
 	rep->chart.dark = o->dark;
+	rep->chart.jobs = (unsigned)o->jobs;
 }
 
 /*

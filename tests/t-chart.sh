@@ -12,7 +12,7 @@ set -eu
 unit_setup t-chart
 command -v xmllint >/dev/null || fail "xmllint not found (libxml2-utils)"
 
-unit_build "$tmp/chart_test" "cairo pangocairo libpng libgit2 libdeflate zlib" \
+unit_build "$tmp/chart_test" "cairo pangocairo libgit2 libdeflate zlib" \
 	tests/unit/chart_test.c src/chart.c src/error.c src/names.c src/tally.c \
 	src/snapshots.c src/history.c src/repository.c src/odb.c -pthread
 

@@ -2,6 +2,44 @@
 # Publishing DIR: built beside it and swapped in, so a failed or killed run
 # leaves the previous report whole; files strata did not write are never
 # deleted or replaced; a foreign non-empty DIR needs --force. A
+# With --jobs N the charts are drawn by up to 4 processes (chart_proc.c):
+# the same files as one draws. A chart that fails or a drawer that dies,
+# in a child or in the report process, fails the run with one line and
+# leaves DIR as it was (STRATA_TEST_CHART_FAIL, src/chart.c).
+drawn_apart() {
+	local j name me=$BASHPID
+	report "$REPO" --out one --jobs 1
+	for j in 2 3 7; do
+		report "$REPO" --out "j$j" --jobs "$j"
+		diff -r one/img "j$j/img" || { echo "--jobs $j drew other charts"; return 1; }
+		diff -r one/data "j$j/data" -x report.json ||
+			{ echo "--jobs $j wrote other data"; return 1; }
+	done
+	[ "$(find one/img -name '*.png' | wc -l)" -gt 20 ] || { echo "few charts"; return 1; }
+	cp -a one rep
+	snapshot rep >before
+	# releases is the first chart (the report process's), subsystems the
+	# second (the child's with two drawers); years is drawn later.
+	for name in releases subsystems years; do
+		for j in 1 2; do
+			STRATA_TEST_CHART_FAIL="$name:$me" expect 1 \
+				"test failure of chart '$name'\$" \
+				report "$REPO" --out rep --jobs "$j"
+			snapshot rep | diff before -
+			no_leftovers
+		done
+	done
+	STRATA_TEST_CHART_FAIL="subsystems!:$me" expect 1 \
+		"a chart drawing process was killed by signal 9 \(Killed\)\$" \
+		report "$REPO" --out rep --jobs 2
+	snapshot rep | diff before -
+	no_leftovers
+	# Not this test's parent: the hook is ignored.
+	STRATA_TEST_CHART_FAIL="releases:1" report "$REPO" --out rep --jobs 2
+	diff -r one/img rep/img
+	[ -z "$(pgrep -P "$me" strata)" ] || { echo "a drawer outlived strata"; return 1; }
+}
+
 # strata-publish.so of another interface is refused.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/site-lib.sh"
@@ -188,5 +226,6 @@ run_case second_run second_run
 run_case refuse_foreign refuse_foreign
 run_case failed_run failed_run
 run_case killed_run killed_run
+run_case drawn_apart drawn_apart
 run_case other_interface other_interface
 finish

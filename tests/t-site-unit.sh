@@ -16,7 +16,7 @@ for f in "$root"/src/*.c; do
 	[ "${f##*/}" = main.c ] || srcs+=("$f")
 done
 for t in template_test site_test; do
-	unit_build "$tmp/$t" "libgit2 libdeflate zlib cairo pangocairo libpng libctemplate" \
+	unit_build "$tmp/$t" "libgit2 libdeflate zlib cairo pangocairo libctemplate" \
 		'-DSTRATA_VERSION="test"' "tests/unit/$t.c" "${srcs[@]}" \
 		src/template.cc
 done

@@ -55,6 +55,7 @@ struct report_info {
 struct chart_options {
 	unsigned width, height;    /* CSS pixels */
 	int dark;                  /* --theme dark */
+	unsigned jobs;             /* processes that draw (0 or 1: this one) */
 };
 
 struct report_options {
