@@ -350,6 +350,68 @@ static void sort_keys(uint32_t *keys, uint32_t *tmp, size_t n)
 	/* after an even number of passes the result is back in keys */
 }
 
+/* git's rolling hash of a chunk, one byte on. */
+#define CHUNK_ROLL(a1, a2, c) do { \
+		uint32_t carry_ = (a1) >> 25; \
+		(a1) = (((a1) << 7) ^ ((a2) >> 25)) + (c); \
+		(a2) = ((a2) << 7) ^ carry_; \
+	} while (0)
+
+/* A chunk of n bytes ends with hash state a1, a2: count it. */
+static size_t chunk_count(struct rename_detector *rd, size_t nkeys,
+			  uint32_t a1, uint32_t a2, uint32_t n)
+{
+	uint32_t h = (a1 + a2 * 0x61u) % SPAN_MOD;
+
+	if (!rd->counts[h])
+		rd->keys[nkeys++] = h;
+	rd->counts[h] += n;
+	return nkeys;
+}
+
+/*
+ * The chunks of buf into rd->counts (and their hashes, first seen,
+ * into rd->keys); returns how many keys. A line at a time: the bytes
+ * before its '\n' (less a CR just before it, in text) in chunks of
+ * SPAN_MAX, then the last chunk with the '\n'. No test per byte but the
+ * hash's: this is most of a big rename search.
+ */
+static size_t index_chunks(struct rename_detector *rd,
+			   const unsigned char *buf, size_t len, int text)
+{
+	const unsigned char *p = buf, *end = buf + len;
+	size_t nkeys = 0;
+
+	while (p < end) {
+		const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
+		const unsigned char *stop = nl ? nl : end;
+		uint32_t a1 = 0, a2 = 0, n = 0;
+
+		if (text && nl && stop > p && stop[-1] == '\r')
+			stop--;
+		while (p < stop) {
+			size_t take = (size_t)(stop - p);
+
+			if (take > SPAN_MAX - n)
+				take = SPAN_MAX - n;
+			for (size_t k = 0; k < take; k++)
+				CHUNK_ROLL(a1, a2, p[k]);
+			p += take;
+			n += (uint32_t)take;
+			if (n == SPAN_MAX) {
+				nkeys = chunk_count(rd, nkeys, a1, a2, n);
+				a1 = a2 = n = 0;
+			}
+		}
+		if (!nl)
+			break;  /* a last chunk with no end is dropped */
+		CHUNK_ROLL(a1, a2, '\n');
+		nkeys = chunk_count(rd, nkeys, a1, a2, n + 1);
+		p = nl + 1;
+	}
+	return nkeys;
+}
+
 /*
  * Build the chunk index of a blob the way diffcore-delta does. The rules
  * are git's, and each one shows in the scores: a chunk ends after '\n' or
@@ -364,7 +426,6 @@ static int info_index(struct rename_detector *rd, struct blob_info *e)
 	struct odb_object *obj = NULL;
 	const unsigned char *buf;
 	size_t len, i, nkeys = 0;
-	uint32_t a1 = 0, a2 = 0, n = 0;
 	int text, err = 0;
 
 	if (e->indexed)
@@ -384,22 +445,7 @@ static int info_index(struct rename_detector *rd, struct blob_info *e)
 	e->size = (int64_t)len;
 	text = !memchr(buf, 0, len < BINARY_PROBE ? len : BINARY_PROBE);
 
-	for (i = 0; i < len; i++) {
-		uint32_t c = buf[i], carry, h;
-
-		if (text && c == '\r' && i + 1 < len && buf[i + 1] == '\n')
-			continue;
-		carry = a1 >> 25;
-		a1 = ((a1 << 7) ^ (a2 >> 25)) + c;
-		a2 = (a2 << 7) ^ carry;
-		if (++n < SPAN_MAX && c != '\n')
-			continue;
-		h = (a1 + a2 * 0x61u) % SPAN_MOD;
-		if (!rd->counts[h])
-			rd->keys[nkeys++] = h;
-		rd->counts[h] += n;
-		n = a1 = a2 = 0;
-	}
+	nkeys = index_chunks(rd, buf, len, text);
 
 	if (nkeys) {
 		e->spans = malloc(nkeys * sizeof(*e->spans));

@@ -324,6 +324,97 @@ static void unit_picks(struct rename_detector *rd)
 	}
 }
 
+/*
+ * git's diffcore-delta, a byte at a time, as git writes it: the chunk
+ * counts of a blob (hash -> bytes) into `counts` (SPAN_MOD of them).
+ */
+#define REF_MOD 107927u
+static void ref_counts(const unsigned char *buf, size_t len, uint32_t *counts)
+{
+	size_t probe = len < 8000 ? len : 8000, i;
+	int text = !memchr(buf, 0, probe);
+	uint32_t a1 = 0, a2 = 0, n = 0;
+
+	for (i = 0; i < len; i++) {
+		uint32_t c = buf[i], carry;
+
+		if (text && c == '\r' && i + 1 < len && buf[i + 1] == '\n')
+			continue;
+		carry = a1 >> 25;
+		a1 = ((a1 << 7) ^ (a2 >> 25)) + c;
+		a2 = (a2 << 7) ^ carry;
+		if (++n < 64 && c != '\n')
+			continue;
+		counts[(a1 + a2 * 0x61u) % REF_MOD] += n;
+		n = a1 = a2 = 0;
+	}
+}
+
+/* The score of src -> dst by ref_counts(), with no size pre-check. */
+static int ref_score(const unsigned char *s, size_t slen,
+		     const unsigned char *d, size_t dlen)
+{
+	static uint32_t cs[REF_MOD], cd[REF_MOD];
+	uint64_t copied = 0;
+	size_t max = slen > dlen ? slen : dlen, h;
+
+	memset(cs, 0, sizeof(cs));
+	memset(cd, 0, sizeof(cd));
+	ref_counts(s, slen, cs);
+	ref_counts(d, dlen, cd);
+	for (h = 0; h < REF_MOD; h++)
+		copied += cs[h] < cd[h] ? cs[h] : cd[h];
+	return dlen ? (int)((double)copied * 60000.0 / (double)max) : 0;
+}
+
+/* Random text of lines short and long (past 64 bytes), CRs, a NUL. */
+static size_t random_blob(unsigned char *buf, size_t cap, unsigned *seed)
+{
+	size_t len = (size_t)rand_r(seed) % cap, i;
+	int kind = rand_r(seed) % 4;
+
+	for (i = 0; i < len; i++) {
+		int r = rand_r(seed) % 100;
+
+		buf[i] = (unsigned char)('a' + rand_r(seed) % 3);
+		if (kind == 1 ? r < 1 : r < 4)
+			buf[i] = '\n';
+		else if (kind != 2 && r < 8)
+			buf[i] = '\r';
+		else if (kind == 3 && r < 9)
+			buf[i] = '\0';
+	}
+	return len;
+}
+
+/*
+ * rename_score() against ref_counts() on random pairs, the second a
+ * changed copy of the first: the detector indexes a line at a time.
+ */
+static void unit_random_scores(struct rename_detector *rd)
+{
+	static unsigned char a[6000], b[6000];
+	unsigned seed = 7;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		size_t na = random_blob(a, sizeof(a), &seed), nb = na, k;
+		int want, got;
+
+		memcpy(b, a, na);
+		for (k = 0; nb && k < 5; k++)
+			b[(size_t)rand_r(&seed) % nb] = (unsigned char)
+				"\r\nxa"[rand_r(&seed) % 4];
+		if (i % 3 == 0)
+			nb = random_blob(b, sizeof(b), &seed);
+		want = ref_score(a, na, b, nb);
+		got = score(rd, blob((const char *)a, na),
+			    blob((const char *)b, nb), 0);
+		CHECK(got == want, "random pair %d (%zu, %zu bytes): %d, "
+		      "git's rules say %d", i, na, nb, got, want);
+	}
+}
+
 static int run_unit(void)
 {
 	struct rename_detector *rd;
@@ -331,6 +422,7 @@ static int run_unit(void)
 	if (detector_new(&rd) < 0)
 		die("rename_detector_new");
 	unit_scores(rd);
+	unit_random_scores(rd);
 	unit_picks(rd);
 	rename_detector_free(rd);
 	if (failures) {
