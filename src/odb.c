@@ -21,7 +21,8 @@ static int odb_new(struct odb **out, size_t cache_bytes)
 	 */
 	pthread_mutexattr_init(&a);
 	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
-	pthread_mutex_init(&db->lock, &a);
+	for (size_t k = 0; k < CACHE_SHARDS; k++)
+		pthread_mutex_init(&db->shard[k].lock, &a);
 	pthread_mutexattr_destroy(&a);
 	db->base_limit = cache_bytes ? cache_bytes : DEFAULT_CACHE;
 	atomic_init(&db->limit, db->base_limit);
@@ -97,12 +98,18 @@ done:
 void odb_set_cache_limit(struct odb *db, size_t cache_bytes)
 {
 	struct obj *gone = NULL;
+	size_t bound;
 
-	pthread_mutex_lock(&db->lock);
 	atomic_store(&db->limit, cache_bytes ? cache_bytes : db->base_limit);
-	while (db->bytes > atomic_load(&db->limit) && odb_cache_oldest(db))
-		odb_cache_evict(db, odb_cache_oldest(db), &gone);
-	pthread_mutex_unlock(&db->lock);
+	bound = atomic_load(&db->limit) / CACHE_SHARDS;
+	for (size_t k = 0; k < CACHE_SHARDS; k++) {
+		struct odb_shard *sh = &db->shard[k];
+
+		pthread_mutex_lock(&sh->lock);
+		while (sh->bytes > bound && odb_cache_oldest(sh))
+			odb_cache_evict(db, odb_cache_oldest(sh), &gone);
+		pthread_mutex_unlock(&sh->lock);
+	}
 	odb_evicted_release(gone);
 }
 
@@ -114,10 +121,13 @@ void odb_free(struct odb *db)
 	if (!db)
 		return;
 	/* Everything, empty objects too (a bound of 0 bytes would keep them). */
-	while (odb_cache_oldest(db))
-		odb_cache_evict(db, odb_cache_oldest(db), &gone);
+	for (i = 0; i < CACHE_SHARDS; i++) {
+		while (odb_cache_oldest(&db->shard[i]))
+			odb_cache_evict(db, odb_cache_oldest(&db->shard[i]),
+					&gone);
+		pthread_mutex_destroy(&db->shard[i].lock);
+	}
 	odb_evicted_release(gone);
-	pthread_mutex_destroy(&db->lock);
 	for (i = 0; i < db->npacks; i++)
 		odb_pack_release(&db->packs[i]);
 	free(db->packs);

@@ -1,7 +1,8 @@
 /*
  * odb_cache: the objects the reader has built, and the cache of them that
- * all threads share: a hash of (pack, offset), a filter read without the
- * lock, an LRU list, bounded in bytes.
+ * all threads share: a hash of (pack, offset), a filter read without a
+ * lock, and CACHE_SHARDS parts each with its lock and LRU list, each
+ * bounded to its share of the bytes.
  */
 #include "odb_int.h"
 
@@ -48,6 +49,18 @@ static size_t bucket_of(uint32_t pack, uint64_t offset)
 	return (size_t)(key_hash(pack, offset) >> 48) & (BUCKETS - 1);
 }
 
+static struct odb_shard *shard_of(struct odb *db, uint32_t pack,
+				   uint64_t offset)
+{
+	return &db->shard[bucket_of(pack, offset) % CACHE_SHARDS];
+}
+
+/* A shard's bound: its share of the cache's. */
+static size_t shard_limit(const struct odb *db)
+{
+	return atomic_load(&db->limit) / CACHE_SHARDS;
+}
+
 static atomic_uchar *filter_of(struct odb *db, uint32_t pack, uint64_t offset)
 {
 	return &db->filter[(key_hash(pack, offset) >> 40) & (FILTER - 1)];
@@ -64,22 +77,23 @@ static void filter_add(struct odb *db, const struct obj *o, int d)
 				      memory_order_relaxed);
 }
 
-/* The least recently used object in the cache, or NULL. */
-struct obj *odb_cache_oldest(const struct odb *db)
+/* The least recently used object of a shard, or NULL. */
+struct obj *odb_cache_oldest(const struct odb_shard *sh)
 {
-	if (!db->lru.tail)
+	if (!sh->lru.tail)
 		return NULL;
-	return util_container_of(db->lru.tail, struct obj, lru);
+	return util_container_of(sh->lru.tail, struct obj, lru);
 }
 
-/* Under the lock: the cached object at (pack, offset), with a new ref. */
-static struct obj *cache_find(struct odb *db, uint32_t pack, uint64_t offset)
+/* Under sh's lock: the cached object at (pack, offset), with a new ref. */
+static struct obj *cache_find(struct odb *db, struct odb_shard *sh,
+			      uint32_t pack, uint64_t offset)
 {
 	struct obj *o = db->bucket[bucket_of(pack, offset)];
 
 	for (; o; o = o->hnext) {
 		if (o->pack == pack && o->offset == offset) {
-			util_lru_touch(&db->lru, &o->lru);
+			util_lru_touch(&sh->lru, &o->lru);
 			atomic_fetch_add(&o->refs, 1);
 			return o;
 		}
@@ -88,19 +102,21 @@ static struct obj *cache_find(struct odb *db, uint32_t pack, uint64_t offset)
 }
 
 /*
- * Take o out of the cache, onto *gone: the caller drops the cache's ref
- * once the lock is released, so that no free() runs under it.
+ * Under its shard's lock: take o out of the cache, onto *gone: the caller
+ * drops the cache's ref once the lock is released, so that no free()
+ * runs under it.
  */
 void odb_cache_evict(struct odb *db, struct obj *o, struct obj **gone)
 {
 	struct obj **pp = &db->bucket[bucket_of(o->pack, o->offset)];
+	struct odb_shard *sh = shard_of(db, o->pack, o->offset);
 
 	while (*pp != o)
 		pp = &(*pp)->hnext;
 	*pp = o->hnext;
-	util_lru_unlink(&db->lru, &o->lru);
+	util_lru_unlink(&sh->lru, &o->lru);
 	filter_add(db, o, -1);
-	db->bytes -= o->pub.len;
+	sh->bytes -= o->pub.len;
 	o->cached = false;
 	o->hnext = *gone;
 	*gone = o;
@@ -119,14 +135,15 @@ void odb_evicted_release(struct obj *gone)
 
 struct obj *odb_cache_get(struct odb *db, uint32_t pack, uint64_t offset)
 {
+	struct odb_shard *sh = shard_of(db, pack, offset);
 	struct obj *o;
 
 	if (!atomic_load_explicit(filter_of(db, pack, offset),
 				  memory_order_relaxed))
 		return NULL;
-	pthread_mutex_lock(&db->lock);
-	o = cache_find(db, pack, offset);
-	pthread_mutex_unlock(&db->lock);
+	pthread_mutex_lock(&sh->lock);
+	o = cache_find(db, sh, pack, offset);
+	pthread_mutex_unlock(&sh->lock);
 	return o;
 }
 
@@ -137,12 +154,13 @@ struct obj *odb_cache_get(struct odb *db, uint32_t pack, uint64_t offset)
 void odb_cache_put(struct odb *db, struct obj **o, uint32_t pack,
 		   uint64_t offset)
 {
+	struct odb_shard *sh = shard_of(db, pack, offset);
 	struct obj *have, *gone = NULL, *dup = NULL;
 
 	if ((*o)->pub.len > atomic_load(&db->limit) / 4)
 		return;
-	pthread_mutex_lock(&db->lock);
-	have = cache_find(db, pack, offset);
+	pthread_mutex_lock(&sh->lock);
+	have = cache_find(db, sh, pack, offset);
 	if (have) {
 		/* Ours is dropped once the lock is released, as evicted
 		 * objects are: no free() runs under it. */
@@ -157,14 +175,14 @@ void odb_cache_put(struct odb *db, struct obj **o, uint32_t pack,
 		(*o)->hnext = db->bucket[b];
 		db->bucket[b] = *o;
 		filter_add(db, *o, 1);
-		util_lru_push(&db->lru, &(*o)->lru);
+		util_lru_push(&sh->lru, &(*o)->lru);
 		atomic_fetch_add(&(*o)->refs, 1);
-		db->bytes += (*o)->pub.len;
-		while (db->bytes > atomic_load(&db->limit) &&
-		       odb_cache_oldest(db) != *o)
-			odb_cache_evict(db, odb_cache_oldest(db), &gone);
+		sh->bytes += (*o)->pub.len;
+		while (sh->bytes > shard_limit(db) &&
+		       odb_cache_oldest(sh) != *o)
+			odb_cache_evict(db, odb_cache_oldest(sh), &gone);
 	}
-	pthread_mutex_unlock(&db->lock);
+	pthread_mutex_unlock(&sh->lock);
 	odb_obj_decref(dup);
 	odb_evicted_release(gone);
 }

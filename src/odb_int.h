@@ -59,7 +59,7 @@ struct pack {
 struct obj {
 	struct odb_object pub;      /* first: odb_object_free() casts */
 	atomic_uint refs;
-	/* the cache's, under db->lock */
+	/* the cache's, under its shard's lock */
 	struct obj *hnext;
 	struct util_lru_node lru;
 	uint32_t pack;
@@ -69,10 +69,22 @@ struct obj {
 	unsigned char buf[];
 };
 
+/*
+ * A part of the cache: the buckets b with b % CACHE_SHARDS its own, their
+ * objects' LRU list and bytes, under its lock.
+ */
+#define CACHE_SHARDS 8
+
+struct odb_shard {
+	pthread_mutex_t lock;
+	struct util_lru lru;
+	size_t bytes;
+} __attribute__((aligned(64)));
+
 struct odb {
 	struct pack *packs;
 	size_t npacks, packs_alloc;
-	pthread_mutex_t lock;
+	struct odb_shard shard[CACHE_SHARDS];
 	struct obj **bucket;
 	/*
 	 * How many cached objects hash to each slot (stuck at 255 once it
@@ -82,9 +94,7 @@ struct odb {
 	 * cached. (A stale 0 only costs building an object twice.)
 	 */
 	atomic_uchar *filter;
-	struct util_lru lru;
-	size_t bytes;
-	atomic_size_t limit;        /* set under the lock, read anywhere */
+	atomic_size_t limit;        /* of all shards; read anywhere */
 	size_t base_limit;          /* odb_open()'s */
 	atomic_size_t reads, hits, built, fallback;
 	const char *missing_hint;   /* odb_set_missing_hint()'s, or NULL */
@@ -119,7 +129,7 @@ struct zin {
 };
 
 /* odb_cache.c */
-struct obj *odb_cache_oldest(const struct odb *db);
+struct obj *odb_cache_oldest(const struct odb_shard *sh);
 struct obj *odb_obj_new(size_t len, git_object_t type);
 void odb_obj_decref(struct obj *o);
 void odb_cache_evict(struct odb *db, struct obj *o, struct obj **gone);
