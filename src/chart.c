@@ -182,6 +182,26 @@ static const char *test_fail_hook(void)
 /* The most processes that draw: more cost memory and gain little. */
 #define CHART_MAX_PARTS 4
 
+/*
+ * The least work, in snapshots times releases of the history charts
+ * (most of the drawing), for which a second process pays: each costs a
+ * fork and its own fonts, and the cycle's count shares the cores while
+ * the first charts are drawn. redis at 7.0.0 (20 snapshots of 20
+ * releases, 0.7 s of drawing) drew in 0.2 s more with two; the synthetic
+ * history of performance.md (31 of 30) in 1.4 s less (docs/charts.md).
+ */
+#define CHART_FORK_MIN_WORK 600
+
+/* How many processes draw the charts of t with `jobs`. */
+static unsigned draw_processes(const struct tally *t, unsigned jobs)
+{
+	const struct snapshots *h = t->history;
+
+	if (!h || (uint64_t)h->n * t->nreleases < CHART_FORK_MIN_WORK)
+		return 1;
+	return jobs < 1 ? 1 : jobs > CHART_MAX_PARTS ? CHART_MAX_PARTS : jobs;
+}
+
 /* The charts before the cycle's, of part x->part, in fonts of its own. */
 static int draw_part(struct charts *x)
 {
@@ -200,9 +220,9 @@ static int draw_child(void *arg)
 }
 
 /*
- * draw_part() in `jobs` processes (up to CHART_MAX_PARTS): children for
- * parts 1 and on, forked before this process opens a font (chart_proc.c
- * says why), part 0 here. Then only this process is left drawing.
+ * draw_part() in draw_processes() processes: children for parts 1 and
+ * on, forked before this process opens a font (chart_proc.c says why),
+ * part 0 here. Then only this process is left drawing.
  */
 static int draw_parts(struct charts *x, unsigned jobs)
 {
@@ -210,8 +230,7 @@ static int draw_parts(struct charts *x, unsigned jobs)
 	unsigned k;
 	int rc = 0, crc;
 
-	x->parts = jobs < 1 ? 1 : jobs > CHART_MAX_PARTS ? CHART_MAX_PARTS
-							  : jobs;
+	x->parts = draw_processes(x->t, jobs);
 	for (k = 1; k < x->parts; k++)
 		kids[k - 1].pid = -1;
 	for (k = 1; !rc && k < x->parts; k++) {

@@ -6,8 +6,25 @@
 # the same files as one draws. A chart that fails or a drawer that dies,
 # in a child or in the report process, fails the run with one line and
 # leaves DIR as it was (STRATA_TEST_CHART_FAIL, src/chart.c).
+# many_releases DIR N: a repository of N releases v1..vN, each adding and
+# changing lines, so that the history's charts are worth other processes
+# (src/chart.c, CHART_FORK_MIN_WORK: snapshots x releases >= 600).
+many_releases() {
+	local dir=$1 n=$2 i
+	git init -q "$dir"
+	for i in $(seq 1 "$n"); do
+		seq "$i" $((i * 7)) >"$dir/f$((i % 5)).txt"
+		seq 1 "$i" >>"$dir/base.txt"
+		git -C "$dir" add -A
+		GIT_COMMITTER_DATE="$((1600000000 + i * 86400)) +0000" \
+			git -C "$dir" commit -qm "r$i" --date "$((1600000000 + i * 86400)) +0000"
+		git -C "$dir" tag "v$i"
+	done
+}
+
 drawn_apart() {
-	local j name me=$BASHPID
+	local j name me=$BASHPID REPO=$PWD/many
+	many_releases many 26
 	report "$REPO" --out one --jobs 1
 	for j in 2 3 7; do
 		report "$REPO" --out "j$j" --jobs "$j"
@@ -37,6 +54,13 @@ drawn_apart() {
 	# Not this test's parent: the hook is ignored.
 	STRATA_TEST_CHART_FAIL="releases:1" report "$REPO" --out rep --jobs 2
 	diff -r one/img rep/img
+	# Too little to draw for a second process (the site's repository): the
+	# report process draws subsystems itself, and so is the one killed.
+	local rc=0
+	STRATA_TEST_CHART_FAIL="subsystems!:$me" report "$WORK/repo" \
+		--out small --jobs 2 2>/dev/null || rc=$?
+	[ "$rc" = 137 ] || { echo "exit $rc: not drawn by the report process"; return 1; }
+	find . -maxdepth 1 -name '.small.strata-*' -exec rm -rf {} +
 	[ -z "$(pgrep -P "$me" strata)" ] || { echo "a drawer outlived strata"; return 1; }
 }
 
