@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "strata/cycle.h"
 #include "strata/error.h"
 #include "strata/names.h"
 #include "strata/snapshots.h"
@@ -220,6 +221,23 @@ static int draw_child(void *arg)
 }
 
 /*
+ * AddressSanitizer's allocator (LLVM 14's, gcc 12's) is not locked
+ * around fork(): a child forked while another thread is in it finds its
+ * lock held for ever (glibc's malloc is locked around fork()). The
+ * report process's only other thread then is the cycle's count.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define FORK_WANTS_ONE_THREAD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FORK_WANTS_ONE_THREAD 1
+#endif
+#endif
+#ifndef FORK_WANTS_ONE_THREAD
+#define FORK_WANTS_ONE_THREAD 0
+#endif
+
+/*
  * draw_part() in draw_processes() processes: children for parts 1 and
  * on, forked before this process opens a font (chart_proc.c says why),
  * part 0 here. Then only this process is left drawing.
@@ -231,6 +249,9 @@ static int draw_parts(struct charts *x, unsigned jobs)
 	int rc = 0, crc;
 
 	x->parts = draw_processes(x->t, jobs);
+	/* (Its error, if any, is chart_cycle()'s to report.) */
+	if (x->parts > 1 && FORK_WANTS_ONE_THREAD)
+		(void)cycle_wait(x->t->cycle);
 	for (k = 1; k < x->parts; k++)
 		kids[k - 1].pid = -1;
 	for (k = 1; !rc && k < x->parts; k++) {
