@@ -97,37 +97,19 @@ done:
 
 void odb_set_cache_limit(struct odb *db, size_t cache_bytes)
 {
-	struct obj *gone = NULL;
-	size_t bound;
-
 	atomic_store(&db->limit, cache_bytes ? cache_bytes : db->base_limit);
-	bound = atomic_load(&db->limit) / CACHE_SHARDS;
-	for (size_t k = 0; k < CACHE_SHARDS; k++) {
-		struct odb_shard *sh = &db->shard[k];
-
-		pthread_mutex_lock(&sh->lock);
-		while (sh->bytes > bound && odb_cache_oldest(sh))
-			odb_cache_evict(db, odb_cache_oldest(sh), &gone);
-		pthread_mutex_unlock(&sh->lock);
-	}
-	odb_evicted_release(gone);
+	odb_cache_trim(db, false);
 }
 
 void odb_free(struct odb *db)
 {
-	struct obj *gone = NULL;
 	size_t i;
 
 	if (!db)
 		return;
-	/* Everything, empty objects too (a bound of 0 bytes would keep them). */
-	for (i = 0; i < CACHE_SHARDS; i++) {
-		while (odb_cache_oldest(&db->shard[i]))
-			odb_cache_evict(db, odb_cache_oldest(&db->shard[i]),
-					&gone);
+	odb_cache_trim(db, true);
+	for (i = 0; i < CACHE_SHARDS; i++)
 		pthread_mutex_destroy(&db->shard[i].lock);
-	}
-	odb_evicted_release(gone);
 	for (i = 0; i < db->npacks; i++)
 		odb_pack_release(&db->packs[i]);
 	free(db->packs);

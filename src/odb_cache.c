@@ -78,7 +78,7 @@ static void filter_add(struct odb *db, const struct obj *o, int d)
 }
 
 /* The least recently used object of a shard, or NULL. */
-struct obj *odb_cache_oldest(const struct odb_shard *sh)
+static struct obj *cache_oldest(const struct odb_shard *sh)
 {
 	if (!sh->lru.tail)
 		return NULL;
@@ -106,7 +106,7 @@ static struct obj *cache_find(struct odb *db, struct odb_shard *sh,
  * drops the cache's ref once the lock is released, so that no free()
  * runs under it.
  */
-void odb_cache_evict(struct odb *db, struct obj *o, struct obj **gone)
+static void cache_evict(struct odb *db, struct obj *o, struct obj **gone)
 {
 	struct obj **pp = &db->bucket[bucket_of(o->pack, o->offset)];
 	struct odb_shard *sh = shard_of(db, o->pack, o->offset);
@@ -122,8 +122,8 @@ void odb_cache_evict(struct odb *db, struct obj *o, struct obj **gone)
 	*gone = o;
 }
 
-/* Drop the cache's references to what odb_cache_evict() set aside. */
-void odb_evicted_release(struct obj *gone)
+/* Drop the cache's references to what cache_evict() set aside. */
+static void evicted_release(struct obj *gone)
 {
 	while (gone) {
 		struct obj *next = gone->hnext;
@@ -179,10 +179,25 @@ void odb_cache_put(struct odb *db, struct obj **o, uint32_t pack,
 		atomic_fetch_add(&(*o)->refs, 1);
 		sh->bytes += (*o)->pub.len;
 		while (sh->bytes > shard_limit(db) &&
-		       odb_cache_oldest(sh) != *o)
-			odb_cache_evict(db, odb_cache_oldest(sh), &gone);
+		       cache_oldest(sh) != *o)
+			cache_evict(db, cache_oldest(sh), &gone);
 	}
 	pthread_mutex_unlock(&sh->lock);
 	odb_obj_decref(dup);
-	odb_evicted_release(gone);
+	evicted_release(gone);
+}
+
+void odb_cache_trim(struct odb *db, bool all)
+{
+	struct obj *gone = NULL;
+
+	for (size_t k = 0; k < CACHE_SHARDS; k++) {
+		struct odb_shard *sh = &db->shard[k];
+
+		pthread_mutex_lock(&sh->lock);
+		while (cache_oldest(sh) && (all || sh->bytes > shard_limit(db)))
+			cache_evict(db, cache_oldest(sh), &gone);
+		pthread_mutex_unlock(&sh->lock);
+	}
+	evicted_release(gone);
 }

@@ -129,11 +129,13 @@ struct zin {
 };
 
 /* odb_cache.c */
-struct obj *odb_cache_oldest(const struct odb_shard *sh);
 struct obj *odb_obj_new(size_t len, git_object_t type);
 void odb_obj_decref(struct obj *o);
-void odb_cache_evict(struct odb *db, struct obj *o, struct obj **gone);
-void odb_evicted_release(struct obj *gone);
+/*
+ * Evict what is over each shard's share of db->limit; with `all`,
+ * everything, empty objects too (a bound of 0 bytes would keep them).
+ */
+void odb_cache_trim(struct odb *db, bool all);
 struct obj *odb_cache_get(struct odb *db, uint32_t pack, uint64_t offset);
 void odb_cache_put(struct odb *db, struct obj **o, uint32_t pack,
 		   uint64_t offset);
