@@ -181,6 +181,15 @@ static const char *out_path(struct charts *x, const char *name,
 	return x->path;
 }
 
+/* v as PNG writes numbers: 4 bytes, most significant first. */
+static void put_be32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
 /* Append a PNG chunk: length, type, data, CRC-32 of type and data. */
 static int png_chunk(struct buf *b, const char type[4],
 		     const unsigned char *data, size_t len)
@@ -190,19 +199,13 @@ static int png_chunk(struct buf *b, const char type[4],
 
 	if (len > 0x7fffffffu)
 		return error_set("unable to encode PNG: image too large");
-	head[0] = (unsigned char)(len >> 24);
-	head[1] = (unsigned char)(len >> 16);
-	head[2] = (unsigned char)(len >> 8);
-	head[3] = (unsigned char)len;
+	put_be32(head, (uint32_t)len);
 	memcpy(head + 4, type, 4);
 	/* (libdeflate_crc32() of a NULL buffer is 0, not the CRC so far) */
 	crc = libdeflate_crc32(0, type, 4);
 	if (len)
 		crc = libdeflate_crc32(crc, data, len);
-	tail[0] = (unsigned char)(crc >> 24);
-	tail[1] = (unsigned char)(crc >> 16);
-	tail[2] = (unsigned char)(crc >> 8);
-	tail[3] = (unsigned char)crc;
+	put_be32(tail, crc);
 	if (buf_write(b, head, 8) ||
 	    (len && buf_write(b, data, (unsigned int)len)) ||
 	    buf_write(b, tail, 4))
@@ -273,14 +276,8 @@ static int png_encode(struct buf *out, cairo_surface_t *s)
 		rc = error_set("unable to encode PNG");
 		goto done;
 	}
-	ihdr[0] = (unsigned char)(w >> 24);
-	ihdr[1] = (unsigned char)(w >> 16);
-	ihdr[2] = (unsigned char)(w >> 8);
-	ihdr[3] = (unsigned char)w;
-	ihdr[4] = (unsigned char)(h >> 24);
-	ihdr[5] = (unsigned char)(h >> 16);
-	ihdr[6] = (unsigned char)(h >> 8);
-	ihdr[7] = (unsigned char)h;
+	put_be32(ihdr, (uint32_t)w);
+	put_be32(ihdr + 4, (uint32_t)h);
 	/* 8 bits, RGB, deflate, the one filter method, no interlace */
 	memcpy(ihdr + 8, "\x08\x02\x00\x00\x00", 5);
 	if (buf_write(out, sig, 8)) {
