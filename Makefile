@@ -50,12 +50,10 @@ SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=undefined
 OPT      = -O1
 # clang links its UBSan C++ runtime only into C++ programs, and the
-# plug-in's vptr checks need it in the binary. clang 14 does not define
-# gcc's __SANITIZE_ADDRESS__, by which the sources know ASan (blame.c's
-# pool poisoning, main.c's heap tunable).
+# plug-in's vptr checks need it in the binary. The sources know ASan by
+# UTIL_ASAN (util.h), which both compilers set.
 ifneq ($(findstring clang,$(notdir $(CC))),)
 SAN_LDFLAGS = -fsanitize-link-c++-runtime -lstdc++
-SANFLAGS   += -D__SANITIZE_ADDRESS__=1
 endif
 else
 BUILD    = build/rel

@@ -15,7 +15,7 @@
 #include "strata/util.h"
 #include "strata/quote.h"
 
-#ifdef __SANITIZE_ADDRESS__
+#if UTIL_ASAN
 #include <sanitizer/asan_interface.h>
 #endif
 
@@ -33,7 +33,7 @@
 /* The fewest bytes a raw tree entry takes: "40000 a\0" and an id. */
 #define MIN_ENTRY (8 + GIT_OID_RAWSZ)
 
-#ifdef __SANITIZE_ADDRESS__
+#if UTIL_ASAN
 #define POOL_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
 #define POOL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
 #else

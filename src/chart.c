@@ -15,6 +15,7 @@
 #include "strata/error.h"
 #include "strata/names.h"
 #include "strata/snapshots.h"
+#include "strata/util.h"
 
 int chart_check_options(const struct chart_options *o)
 {
@@ -226,16 +227,7 @@ static int draw_child(void *arg)
  * lock held for ever (glibc's malloc is locked around fork()). The
  * report process's only other thread then is the cycle's count.
  */
-#if defined(__SANITIZE_ADDRESS__)
-#define FORK_WANTS_ONE_THREAD 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FORK_WANTS_ONE_THREAD 1
-#endif
-#endif
-#ifndef FORK_WANTS_ONE_THREAD
-#define FORK_WANTS_ONE_THREAD 0
-#endif
+#define FORK_WANTS_ONE_THREAD UTIL_ASAN
 
 /*
  * draw_part() in draw_processes() processes: children for parts 1 and

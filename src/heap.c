@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "strata/heap.h"
+#include "strata/util.h"
 
 /*
  * The heap on transparent huge pages. A run fills hundreds of megabytes
@@ -26,7 +27,7 @@
  */
 #define HUGETLB_TUNABLE "glibc.malloc.hugetlb"
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 35) && \
-	!defined(__SANITIZE_ADDRESS__)
+	!UTIL_ASAN
 #define HEAP_TUNABLE 1
 #else
 #define HEAP_TUNABLE 0

@@ -40,8 +40,6 @@ unit_setup() {
 	san=
 	local want="-fsanitize=address,undefined -fno-omit-frame-pointer"
 	want="$want -fno-sanitize-recover=undefined"
-	# (clang 14 does not define gcc's __SANITIZE_ADDRESS__: the Makefile.)
-	case ${CC##*/} in clang*) want="$want -D__SANITIZE_ADDRESS__=1" ;; esac
 	if [ $auto = 1 ]; then
 		echo 'int main(void){return 0;}' >"$tmp/san.c"
 		local cc_cmd

@@ -16,6 +16,21 @@
 #include <time.h>
 #include <sys/stat.h>
 
+/*
+ * UTIL_ASAN: 1 in an AddressSanitizer build. gcc says so with
+ * __SANITIZE_ADDRESS__, clang (14) only through __has_feature.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define UTIL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UTIL_ASAN 1
+#endif
+#endif
+#ifndef UTIL_ASAN
+#define UTIL_ASAN 0
+#endif
+
 /* ---- files ------------------------------------------------------------ */
 
 /* util_open_regular(): what stands at the path is not a regular file. */
