@@ -349,17 +349,34 @@ _PERL_ENC='sub enc { my $s = shift; $s =~ s/\\/\\\\/g; $s =~ s/\t/\\t/g;
 	$s =~ s/\n/\\n/g; return $s; }'
 
 # git_expand REPO REV PATHS-FILE [OPTION...]: git blame each NUL-separated
-# path of PATHS-FILE and print the expanded form.
+# path of PATHS-FILE and print the expanded form. One perl runs every git
+# blame (a process start is dear on some hosts: one per file, not two);
+# a git blame that fails fails the caller.
 git_expand() {
-	local repo=$1 rev=$2 list=$3 p
+	local repo=$1 rev=$2 list=$3
 	shift 3
-	while IFS= read -r -d '' p; do
-		git -C "$repo" blame --porcelain "$@" "$rev" -- "$p" |
-			P=$p perl -ne "$_PERL_ENC"'
-				BEGIN { $p = enc($ENV{P}); }
-				print "$p\t$2\t$1\n"
-				    if /^([0-9a-f]{40}) \d+ (\d+)(?: \d+)?$/;'
-	done <"$list"
+	perl -e "$_PERL_ENC"'
+		use strict; use warnings;
+		my ($repo, $rev, $list, @opts) = @ARGV;
+		open(my $l, "<", $list) or die "$list: $!\n";
+		binmode STDOUT;
+		local $/ = "\0";
+		while (my $p = <$l>) {
+			chomp $p;
+			my $e = enc($p);
+			open(my $g, "-|", "git", "-C", $repo, "blame",
+			     "--porcelain", @opts, $rev, "--", $p)
+			    or die "git blame: $!\n";
+			{
+				local $/ = "\n";
+				binmode $g;
+				while (<$g>) {
+					print "$e\t$2\t$1\n"
+					    if /^([0-9a-f]{40}) \d+ (\d+)(?: \d+)?$/;
+				}
+			}
+			close $g or die "git blame $rev -- $e failed\n";
+		}' "$repo" "$rev" "$list" "$@"
 }
 
 # strata_expand OUT FILES-OUT: check strata's raw output (stdin) for form,
