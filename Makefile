@@ -151,19 +151,23 @@ TEST_ENV = STRATA=$(CURDIR)/strata CC='$(CC)' CXX='$(CXX)' \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
+# The build before the tests on every core, unless -j was given.
+BUILD_JOBS = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell \
+	nproc 2>/dev/null || echo 2))
+
 test: deps
-	$(MAKE) --no-print-directory strata
+	$(MAKE) $(BUILD_JOBS) --no-print-directory strata
 	@$(TEST_ENV) tests/run
 
 check: test
 
 # The long soaks too (more random rounds): not run by CI.
 test-long: deps
-	$(MAKE) --no-print-directory strata
+	$(MAKE) $(BUILD_JOBS) --no-print-directory strata
 	@$(TEST_ENV) LONG=1 tests/run
 
 demo: deps
-	$(MAKE) --no-print-directory strata
+	$(MAKE) $(BUILD_JOBS) --no-print-directory strata
 	@tests/demo-repo.sh build/demo-repo >/dev/null
 	./strata report build/demo-repo --out output --force --quiet
 	@echo "report: $(CURDIR)/output/index.html"
