@@ -140,7 +140,7 @@ def reaches(parents, history, memo, c0):
 
 
 def text_files(repo, commit, under=None):
-    out = []
+    blobs = []
     for entry in git(repo, "ls-tree", "-r", "-z", "--full-tree", commit,
                      binary=True).split(b"\0"):
         if not entry:
@@ -151,7 +151,23 @@ def text_files(repo, commit, under=None):
             continue
         if under is not None and not path.startswith(under.encode() + b"/"):
             continue
-        data = git(repo, "cat-file", "blob", oid, binary=True)
+        blobs.append((oid, path))
+    # Every blob from one cat-file --batch (a process start is dear on
+    # some hosts: one for all the files, not one each).
+    out = []
+    batch = subprocess.run(["git", "-C", repo, "cat-file", "--batch"],
+                           input=b"".join(b"%s\n" % oid.encode()
+                                          for oid, _ in blobs),
+                           check=True, capture_output=True).stdout
+    at = 0
+    for oid, path in blobs:
+        nl = batch.index(b"\n", at)
+        head = batch[at:nl].split(b" ")
+        if len(head) != 3 or head[0].decode() != oid or head[1] != b"blob":
+            sys.exit("cat-file --batch: %r for %s" % (batch[at:nl], oid))
+        size = int(head[2])
+        data = batch[nl + 1:nl + 1 + size]
+        at = nl + 1 + size + 1
         if data and b"\0" not in data[:8000]:
             out.append(path.decode("utf-8", "surrogateescape"))
     return out

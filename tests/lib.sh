@@ -84,6 +84,11 @@ cat >"$HOME/.gitconfig" <<'EOF'
 	safecrlf = false
 [gc]
 	auto = 0
+# (Nor does it start `git maintenance run --auto` after every commit and
+# merge: with gc.auto 0 that has nothing to do, and a process start is
+# dear on some hosts.)
+[maintenance]
+	auto = false
 [advice]
 	detachedHead = false
 [protocol "file"]
@@ -531,8 +536,11 @@ run_strata() {
 # attribute every line of every text file (or of the PATHs) to the same
 # commit, and strata must print exactly the text files.
 parity() {
-	local repo rev opts=() paths=() have_paths=0 d
-	repo=$(cd "$1" && pwd)
+	local repo rev opts=() paths=() have_paths=0 d here=$PWD
+	# (cd there and back, not $(cd && pwd): a subshell is a process.)
+	cd "$1" || return 1
+	repo=$PWD
+	cd "$here"
 	rev=$2
 	shift 2
 	while [ $# -gt 0 ]; do
@@ -547,8 +555,8 @@ parity() {
 	done
 	d=$(mktemp -d "$WORK/parity.XXXXXX")
 
-	text_files "$repo" "$rev" >"$d/all"
 	if [ $have_paths = 1 ]; then
+		text_files "$repo" "$rev" >"$d/all"
 		# Keep the text files that are one of the PATHs or under one.
 		printf '%s\0' "${paths[@]}" >"$d/want"
 		perl -0 -e 'open(W, "<", $ARGV[0]);
@@ -560,7 +568,7 @@ parity() {
 			"$d/want" "$d/all" >"$d/list"
 		run_strata "$repo" "$rev" "$d/strata" "${opts[@]}" -- "${paths[@]}"
 	else
-		cp "$d/all" "$d/list"
+		text_files "$repo" "$rev" >"$d/list"
 		run_strata "$repo" "$rev" "$d/strata" "${opts[@]}"
 	fi
 
@@ -568,42 +576,25 @@ parity() {
 	strata_expand "$d/actual" "$d/printed" <"$d/strata" || ok=1
 	git_expand "$repo" "$rev" "$d/list" "${opts[@]}" >"$d/expected"
 
-	# The set of files: none missing, no binary/symlink/gitlink/empty extra.
-	perl -0 -ne "$_PERL_ENC"'chomp; print enc($_), "\n"' "$d/list" |
-		sort >"$d/files.want"
-	sort "$d/printed" >"$d/files.got"
-	if ! cmp -s "$d/files.want" "$d/files.got"; then
-		ok=1
-		comm -23 "$d/files.want" "$d/files.got" | sed -n 1,10p |
-			sed 's/^/  missing from strata: /'
-		comm -13 "$d/files.want" "$d/files.got" | sed -n 1,10p |
-			sed 's/^/  printed by strata but not a text file here: /'
-	fi
-	# A text file always has a line: git blame output missing for one means
-	# the comparison itself broke (and must not pass as "both empty").
-	if [ "$(cut -f1 "$d/expected" | uniq | wc -l)" != \
-		"$(wc -l <"$d/files.want")" ]; then
-		echo "  git blame gave no lines for some text files"
-		ok=1
-	fi
+	# The set of files: none missing, no binary/symlink/gitlink/empty extra;
+	# and git blame gave lines for every text file. One perl for both (a
+	# process start is dear on some hosts); it also leaves the counts for
+	# the last line in $d/counts.
+	_parity_files "$d/list" "$d/printed" "$d/expected" "$d/counts" || ok=1
 	compare_expanded "$repo" "$d/expected" "$d/actual" || ok=1
 	# The same history read out of a pack (strata's own pack reader) must
 	# give the same output as read from loose objects (through libgit2).
-	if [ $ok = 0 ] && [ -d "$repo/.git" ] &&
-		[ "$(git -C "$repo" count-objects | cut -d' ' -f1)" != 0 ]; then
-		cp -a "$repo" "$d/packed"
-		git -C "$d/packed" repack -q -a -d -f --depth=50 --window=50
-		git -C "$d/packed" prune --expire=now  # what no ref reaches
-		if [ "$(git -C "$d/packed" count-objects | cut -d' ' -f1)" != 0 ]; then
-			echo "  repack left loose objects"
-			ok=1
+	if [ $ok = 0 ] && [ -d "$repo/.git" ] && _has_loose "$repo/.git"; then
+		_packed_copy "$repo" || ok=1
 		# (Three jobs at least: packed commits are then parsed
 		# ahead, on threads; the case's own --jobs comes after.)
+		if [ $ok != 0 ]; then
+			:
 		elif [ $have_paths = 1 ]; then
-			run_strata "$d/packed" "$rev" "$d/strata.packed" \
+			run_strata "$_packed" "$rev" "$d/strata.packed" \
 				--jobs 3 "${opts[@]}" -- "${paths[@]}" || ok=1
 		else
-			run_strata "$d/packed" "$rev" "$d/strata.packed" \
+			run_strata "$_packed" "$rev" "$d/strata.packed" \
 				--jobs 3 "${opts[@]}" || ok=1
 		fi
 		if [ $ok = 0 ] && ! cmp -s "$d/strata" "$d/strata.packed"; then
@@ -616,7 +607,127 @@ parity() {
 			"${paths[*]:+-- ${paths[*]}}"
 		return 1
 	fi
+	local nlines nfiles
+	read -r nlines nfiles <"$d/counts"
 	echo "parity ok: ${repo##*/} at $rev${opts[*]:+ ${opts[*]}}" \
-		"($(wc -l <"$d/expected") lines, $(wc -l <"$d/files.want") files)"
+		"($nlines lines, $nfiles files)"
 	rm -rf "$d"
+}
+
+# _parity_files LIST PRINTED EXPECTED COUNTS: the text files of LIST
+# (NUL-separated) against those strata printed (PRINTED, escaped, one a
+# line), both sorted bytewise: the first ten missing and the first ten
+# extra, as comm would list them; then EXPECTED (git's expanded form) must
+# have a run of lines for every text file (none missing, which would pass
+# as "both empty"). Writes "LINES FILES" of EXPECTED and LIST to COUNTS.
+_parity_files() {
+	perl -e "$_PERL_ENC"'
+		use strict; use warnings;
+		my ($list, $printed, $exp, $counts) = @ARGV;
+		my $bad = 0;
+		open(my $l, "<", $list) or die "$list: $!\n";
+		my @want = do { local $/ = "\0"; map { chomp; enc($_) } <$l> };
+		open(my $p, "<", $printed) or die "$printed: $!\n";
+		my @got = map { chomp; $_ } <$p>;
+		@want = sort @want;
+		@got = sort @got;
+		if (join("\n", @want) ne join("\n", @got) || @want != @got) {
+			$bad = 1;
+			# comm -23 and comm -13 of the two sorted lists.
+			my ($i, $j, @miss, @extra) = (0, 0);
+			while ($i < @want || $j < @got) {
+				if ($j >= @got || ($i < @want && $want[$i] lt $got[$j])) {
+					push @miss, $want[$i++];
+				} elsif ($i >= @want || $got[$j] lt $want[$i]) {
+					push @extra, $got[$j++];
+				} else {
+					$i++; $j++;
+				}
+			}
+			print "  missing from strata: $_\n" for grep { defined }
+			    @miss[0 .. 9];
+			print "  printed by strata but not a text file here: $_\n"
+			    for grep { defined } @extra[0 .. 9];
+		}
+		# Files in the expected form: runs of one path (cut -f1 | uniq).
+		open(my $e, "<", $exp) or die "$exp: $!\n";
+		my ($lines, $runs, $last) = (0, 0, undef);
+		while (<$e>) {
+			$lines++;
+			my ($f) = /^([^\t\n]*)/;
+			$runs++ if !defined $last || $f ne $last;
+			$last = $f;
+		}
+		if ($runs != @want) {
+			print "  git blame gave no lines for some text files\n";
+			$bad = 1;
+		}
+		open(my $c, ">", $counts) or die "$counts: $!\n";
+		print $c "$lines ", scalar(@want), "\n";
+		close $c or die "$counts: $!\n";
+		exit $bad;
+	' "$@"
+}
+
+# _has_loose GITDIR: true if GITDIR holds a loose object (what git
+# count-objects counts), by a glob: no process.
+_has_loose() {
+	local -a loose
+	local h='[0-9a-f]' name had=0
+	printf -v name "%.0s$h" {1..38}
+	shopt -q nullglob && had=1
+	shopt -s nullglob
+	loose=("$1"/objects/$h$h/$name)
+	[ $had = 1 ] || shopt -u nullglob
+	[ ${#loose[@]} != 0 ]
+}
+
+# _packed_copy REPO: $_packed, a copy of REPO with every object repacked
+# into one pack and what no ref reaches pruned. Parity is called many
+# times on one unchanged repository (each option, each revision), so the
+# last copy is kept with a digest of everything in REPO (paths, kinds,
+# modes, contents) and used again while that digest holds: the same
+# content packs the same, and repacking it again (a cp, a repack with a
+# wide delta window and a prune each time) is most of parity's own cost.
+_packed_copy() {
+	local repo=$1 cache=$WORK/packed-cache key old=
+	key=$(perl -e '
+		use strict; use warnings; use Digest::MD5;
+		# (By hand, not File::Find: loading that costs more than this.)
+		my $all = Digest::MD5->new;
+		sub walk {
+			my ($root, $rel) = @_;
+			my $p = "$root$rel";
+			my @st = lstat($p) or die "$p: $!\n";
+			$all->add("$rel\0$st[2]\0");
+			if (-l _) {
+				$all->add(readlink($p) // die "$p: $!\n");
+			} elsif (-f _) {
+				open(my $f, "<", $p) or die "$p: $!\n";
+				binmode $f;
+				$all->add(Digest::MD5->new->addfile($f)->hexdigest);
+			} elsif (-d _) {
+				opendir(my $d, $p) or die "$p: $!\n";
+				my @names = sort grep { $_ ne "." && $_ ne ".." }
+				    readdir $d;
+				walk($root, "$rel/$_") for @names;
+			}
+			$all->add("\0");
+		}
+		walk($ARGV[0], "");
+		print $all->hexdigest, "\n";
+	' "$repo")
+	_packed=$cache/repo
+	[ ! -e "$cache/key" ] || read -r old <"$cache/key"
+	[ "$key" != "$old" ] || return 0
+	[ ! -e "$cache" ] || rm -rf "$cache"
+	mkdir "$cache"
+	cp -a "$repo" "$_packed"
+	git -C "$_packed" repack -q -a -d -f --depth=50 --window=50
+	git -C "$_packed" prune --expire=now  # what no ref reaches
+	if _has_loose "$_packed/.git"; then
+		echo "  repack left loose objects"
+		return 1
+	fi
+	echo "$key" >"$cache/key"
 }

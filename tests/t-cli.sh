@@ -359,8 +359,13 @@ walk_cache() {
 		n=${name#*:}
 		name=${name%:*}
 		repo_new "$name"
-		for i in $(seq "$n"); do
-			mkdir "d$i"
+		# One mkdir for all (a process each would be 1,500 starts).
+		local dirs=()
+		for ((i = 1; i <= n; i++)); do
+			dirs+=("d$i")
+		done
+		mkdir "${dirs[@]}"
+		for ((i = 1; i <= n; i++)); do
 			echo "$i" >"d$i/f"
 		done
 		commit "$n directories"

@@ -7,10 +7,12 @@
 . "$(dirname "$0")/lib.sh"
 
 # The mutator: `perl -e "$MUTATE" SEED` edits the files under the current
-# directory (a work tree) in one of several ways.
+# directory (a work tree) in one of several ways. Without SEED it reads
+# one seed a line and answers "done" after each edit: history keeps one
+# running (a perl start per commit is dear on some hosts).
 MUTATE='
-use strict; use warnings;
-my $s = $ARGV[0] % 2147483648;
+use strict; use warnings; use File::Path qw(make_path);
+my $s;
 sub rnd { $s = ($s * 1103515245 + 12345) % 2147483648; return int($s / 65536) % $_[0]; }
 my @vocab = ("{", "}", "", "", "\tfoo();", "\tif (x) {", "\t\tbar();",
 	"\t}", "\treturn 0;", "int a;", "x", "x", "x", "/* comment */",
@@ -23,12 +25,14 @@ sub slurp { open(my $f, "<", $_[0]) or die "$_[0]: $!"; binmode $f;
 	local $/; my $c = <$f>; $c = "" unless defined $c;
 	return split /(?<=\n)/, $c; }
 sub spew { my ($p, @l) = @_; my $d = $p; $d =~ s{/[^/]*$}{};
-	system("mkdir", "-p", $d) if $d ne $p;
+	make_path($d) if $d ne $p;
 	open(my $f, ">", $p) or die "$p: $!"; binmode $f; print $f @l;
 	close $f; }
-my @files = grep { -f $_ && !-l $_ } split /\n/, `git ls-files`;
 my @names = ("a.c", "b.c", "lib/c.h", "lib/d.c", "doc/e.txt", "f");
 
+sub mutate {
+$s = $_[0] % 2147483648;
+my @files = grep { -f $_ && !-l $_ } split /\n/, `git ls-files`;
 my $op = @files ? rnd(20) : 0;
 if ($op == 0 && @files < 8) {
 	# A new file, sometimes big and repetitive.
@@ -83,6 +87,18 @@ if ($op == 0 && @files < 8) {
 	splice(@l, 2000) if @l > 2000;
 	spew($p, @l);
 }
+}
+
+if (@ARGV) {
+	mutate($ARGV[0]);
+} else {
+	$| = 1;
+	while (my $seed = <STDIN>) {
+		chomp $seed;
+		mutate($seed);
+		print "done\n";
+	}
+}
 '
 
 # A deterministic choice in the shell: `rnd N` sets R to 0..N-1.
@@ -92,9 +108,19 @@ rnd() {
 	R=$(((_seed / 65536) % $1))
 }
 
+# mutate SEED: one edit by the mutator that history started.
+mutate() {
+	local reply
+	echo "$1" >&"${MUT[1]}"
+	if ! read -r reply <&"${MUT[0]}" || [ "$reply" != done ]; then
+		echo "the mutator failed on seed $1" >&2
+		return 1
+	fi
+}
+
 step() {
 	rnd 1000000
-	perl -e "$MUTATE" "$R"
+	mutate "$R"
 	commit "step $1 ($R)"
 }
 
@@ -112,7 +138,7 @@ merge_resolving() {
 				git rm -q -- "$p"
 		done <"$PWD/.git/unmerged"
 		rnd 3
-		[ $R != 0 ] || perl -e "$MUTATE" "$_seed"
+		[ $R != 0 ] || mutate "$_seed"
 		git add -A
 		commit_index "merge $1 (resolved)"
 	fi
@@ -123,7 +149,8 @@ merge_resolving() {
 history() {
 	_seed=$1
 	repo_new r
-	local i b=0
+	coproc MUT { exec perl -e "$MUTATE"; }
+	local i b=0 mut_in
 	for ((i = 1; i <= $2; i++)); do
 		rnd 10
 		if [ $R -lt 7 ] || [ $i -lt 3 ]; then
@@ -153,6 +180,10 @@ history() {
 			merge_resolving "b$b"
 		fi
 	done
+	# The mutator ends at the end of its input.
+	mut_in=${MUT[1]}
+	exec {mut_in}>&-
+	wait "$MUT_PID"
 }
 
 fuzz() {

@@ -269,11 +269,19 @@ rename_in_merge_parent() {
 # fraction of the target's lines from a small set (ties are common), some
 # exact copies, some with the target's basename, some in other directories;
 # then one commit deletes them all and adds the target.
+# `perl -e "$RENAME_GEN" FIRST LAST TIME USER` prints the scenarios of
+# seeds FIRST to LAST as a fast-import stream: the commits `git add -A`
+# and `git commit` would make of them one by one on a clock at TIME
+# advancing a minute a commit (USER's, with lib.sh's `commit`), in one
+# process instead of three or four a commit.
 RENAME_GEN='
 use strict; use warnings;
-my ($seed, $what) = @ARGV;
-my $s = $seed;
+my ($first, $last, $time, $user) = @ARGV;
+my $s;
 sub rnd { $s = ($s * 1103515245 + 12345) % 2147483648; return int($s / 65536) % $_[0]; }
+sub scenario {
+my ($seed) = @_;
+$s = $seed;
 my @dirs = ("d0", "d1", "d2/sub", "");
 my @bases = ("p.c", "q.c", "r.c", "s.c");
 my $len = 6 + rnd(30);
@@ -312,26 +320,45 @@ for my $k (1 .. $n) {
 	push @paths, $p;
 	push @contents, join("", @c);
 }
-sub spew { my ($p, $c) = @_; (my $d = $p) =~ s{/[^/]*$}{};
-	system("mkdir", "-p", $d) if $d ne $p;
-	open(my $f, ">", $p) or die "$p: $!"; print $f $c; close $f; }
-if ($what eq "count") { print "$n\n"; }
-elsif ($what eq "target") { unlink @paths; spew($tpath, join("", @target)); }
-else { spew($paths[$what - 1], $contents[$what - 1]); }
+return ($tpath, join("", @target), \@paths, \@contents);
+}
+binmode STDOUT;
+sub commit {
+	my ($msg, @changes) = @_;
+	$time += 60;
+	$msg .= "\n";
+	print "commit refs/heads/main\n",
+	    "author $user $time +0000\ncommitter $user $time +0000\n",
+	    "data ", length($msg), "\n$msg", @changes, "\n";
+}
+sub file { my ($p, $c) = @_;
+	return "M 100644 inline $p\ndata " . length($c) . "\n$c\n"; }
+for my $seed ($first .. $last) {
+	my ($tpath, $target, $paths, $contents) = scenario($seed);
+	for my $k (1 .. @$paths) {
+		commit("scenario $seed: candidate $k",
+		    file($paths->[$k - 1], $contents->[$k - 1]));
+	}
+	commit("scenario $seed: delete candidates, add target",
+	    (map { "D $_\n" } @$paths), file($tpath, $target));
+}
 '
 
 rename_fuzz() {
+	local n here=$PWD
 	repo_new r
-	local seed k n
-	for seed in $(seq 101 150); do
-		n=$(perl -e "$RENAME_GEN" $seed count)
-		for ((k = 1; k <= n; k++)); do
-			perl -e "$RENAME_GEN" $seed $k
-			commit "scenario $seed: candidate $k"
-		done
-		perl -e "$RENAME_GEN" $seed target
-		commit "scenario $seed: delete candidates, add target"
-	done
+	# (The user of lib.sh's gitconfig.)
+	perl -e "$RENAME_GEN" 101 150 "$_clock" \
+		"Strata Tester <tester@example.com>" >"$here/stream"
+	git fast-import --quiet <"$here/stream"
+	# As `commit` left it: every object loose (what parity reads first;
+	# fast-import wrote a pack), the tip checked out, the clock on.
+	mkdir "$here/pack"
+	mv .git/objects/pack/pack-* "$here/pack/"
+	git unpack-objects -q <"$here"/pack/pack-*.pack
+	git reset -q --hard
+	n=$(git rev-list --count HEAD)
+	at $((_clock + 60 * n))
 	parity . HEAD
 }
 
