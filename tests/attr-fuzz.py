@@ -1,28 +1,12 @@
 #!/usr/bin/env python3
-"""attr-fuzz.py DIR SEED: a random tree of files and .gitattributes under
-DIR (which must exist), for comparing strata's attributes with git
-check-attr; prints the files' paths, NUL-separated, on stdout."""
+"""attr-fuzz.py DIR SEED [DIR SEED...]: a random tree of files and
+.gitattributes under DIR (which must exist), for comparing strata's
+attributes with git check-attr; prints the files' paths, NUL-separated, on
+stdout. Several pairs: one tree each, each as if made alone (one python
+for all of them: process starts are dear)."""
 import os
 import random
 import sys
-
-top, seed = sys.argv[1], int(sys.argv[2])
-rnd = random.Random(seed)
-names = ["a", "b", "c.c", "d.txt", "vendor", "gen", "x.min.js", "A"]
-dirs = [""]
-for _ in range(rnd.randint(2, 8)):
-    parent = rnd.choice(dirs)
-    if parent.count("/") >= 2:
-        continue
-    d = (parent + "/" if parent else "") + rnd.choice(names)
-    if d not in dirs:
-        dirs.append(d)
-files = set()
-for d in dirs:
-    for _ in range(rnd.randint(1, 4)):
-        f = (d + "/" if d else "") + rnd.choice(names)
-        if f not in dirs and not any(x.startswith(f + "/") for x in dirs):
-            files.add(f)
 
 patterns = [
     "*", "*.c", "a*", "?", "[ab]", "[!a]", "[[:upper:]]", "c.*", "*.min.js",
@@ -41,6 +25,9 @@ states = [
 invalid = ["-", "bad/name", "=x"]
 
 
+rnd = None
+
+
 def line(root):
     r = rnd.random()
     if root and r < 0.08:
@@ -57,16 +44,41 @@ def line(root):
     return rnd.choice(patterns) + sep + st
 
 
-for d in dirs:
-    os.makedirs(os.path.join(top, d), exist_ok=True)
-for f in sorted(files):
-    with open(os.path.join(top, f), "w") as fh:
-        fh.write(f + "\n")
-for d in dirs:
-    if rnd.random() < (0.9 if d == "" else 0.5):
-        eol = "\r\n" if rnd.random() < 0.2 else "\n"
-        body = eol.join(line(d == "") for _ in range(rnd.randint(1, 8)))
-        with open(os.path.join(top, d, ".gitattributes"), "w",
-                  newline="") as fh:
-            fh.write(body + eol)
-sys.stdout.write("".join(f + "\0" for f in sorted(files)))
+def tree(top, seed):
+    global rnd
+    rnd = random.Random(seed)
+    names = ["a", "b", "c.c", "d.txt", "vendor", "gen", "x.min.js", "A"]
+    dirs = [""]
+    for _ in range(rnd.randint(2, 8)):
+        parent = rnd.choice(dirs)
+        if parent.count("/") >= 2:
+            continue
+        d = (parent + "/" if parent else "") + rnd.choice(names)
+        if d not in dirs:
+            dirs.append(d)
+    files = set()
+    for d in dirs:
+        for _ in range(rnd.randint(1, 4)):
+            f = (d + "/" if d else "") + rnd.choice(names)
+            if f not in dirs and not any(x.startswith(f + "/") for x in dirs):
+                files.add(f)
+    for d in dirs:
+        os.makedirs(os.path.join(top, d), exist_ok=True)
+    for f in sorted(files):
+        with open(os.path.join(top, f), "w") as fh:
+            fh.write(f + "\n")
+    for d in dirs:
+        if rnd.random() < (0.9 if d == "" else 0.5):
+            eol = "\r\n" if rnd.random() < 0.2 else "\n"
+            body = eol.join(line(d == "") for _ in range(rnd.randint(1, 8)))
+            with open(os.path.join(top, d, ".gitattributes"), "w",
+                      newline="") as fh:
+                fh.write(body + eol)
+    sys.stdout.write("".join(f + "\0" for f in sorted(files)))
+
+
+args = sys.argv[1:]
+if not args or len(args) % 2:
+    sys.exit("usage: attr-fuzz.py DIR SEED [DIR SEED...]")
+for k in range(0, len(args), 2):
+    tree(args[k], int(args[k + 1]))

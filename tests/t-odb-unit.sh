@@ -26,28 +26,81 @@ export GIT_CONFIG_NOSYSTEM=1 HOME=$tmp GIT_AUTHOR_NAME=a \
 	GIT_AUTHOR_DATE='2020-01-01 00:00:00 +0000' \
 	GIT_COMMITTER_DATE='2020-01-01 00:00:00 +0000'
 
+# Repositories are built with one git fast-import each, not a git add and
+# a git commit a version (with a dozen more processes to write the files):
+# the same commits, ids and all, as those would give (the dates and names
+# above), and loose as they would leave them.
+# loose_import REPO: the stream on stdin into REPO, the objects taken out
+# of fast-import's pack again, loose, and the work tree checked out.
+loose_import() {
+	local p
+	local -A old=()
+	for p in "$1"/.git/objects/pack/pack-*.pack; do
+		old[$p]=1
+	done
+	git -C "$1" fast-import --quiet
+	for p in "$1"/.git/objects/pack/pack-*.pack; do
+		[ -z "${old[$p]:-}" ] || continue	# (the repository's own)
+		mv "$p" "$tmp/import.pack"
+		rm -f "${p%.pack}".*
+		git -C "$1" unpack-objects -q <"$tmp/import.pack"
+	done
+	rm -f "$tmp/import.pack"
+	git -C "$1" reset -q --hard
+}
+
+# versions REPO KIND FROM TO: the stream of commits FROM to TO on the
+# branch REPO's HEAD names, each as `git add -A && git commit -q -m
+# "commit I"` would make it after writing the files. KIND all: every file
+# below, then an annotated tag v1; a: a.txt alone; later: "later I", a
+# line "I" more each time on REPO's a.txt.
+versions() {
+	local head
+	read -r _ head <"$1/.git/HEAD"
+	perl -e '
+		my ($repo, $kind, $from, $to, $head) = @ARGV;
+		my $who = "a <a\@x> 1577836800 +0000";
+		my $later;
+		if ($kind eq "later") {
+			open(my $f, "<", "$repo/a.txt") or die "a.txt: $!\n";
+			local $/;
+			$later = <$f>;
+		}
+		sub file { my ($path, $data) = @_;
+			print "M 100644 inline $path\ndata ", length($data),
+			    "\n$data\n"; }
+		for my $i ($from .. $to) {
+			my $msg = ($kind eq "later" ? "later" : "commit") . " $i\n";
+			print "commit $head\nauthor $who\ncommitter $who\n",
+			    "data ", length($msg), "\n$msg";
+			# (a branch that is there already goes on from its tip)
+			print "from $head^0\n" if $kind eq "later" && $i == $from;
+			if ($kind eq "later") {
+				file("a.txt", $later .= "$i\n");
+				next;
+			}
+			file("a.txt", join "", map {
+				$_ == $i * 3 ? "changed $i\n" : "$_\n" } 1 .. 200 + $i * 7);
+			next if $kind eq "a";
+			file("big.txt", join "", map {
+				sprintf "line %d of a big file, version %d\n", $_,
+				    ($_ % 97 == $i % 97) ? $i : 0 } 0 .. 2999);
+			file("grow.txt", "x" x ($i * 100));
+			# 200 KB that stay: deltas copy it in 64 KiB pieces.
+			file("long.txt", join("", map { "$_\n" } 1 .. 40000) .
+			    "end $i\n");
+			file("bin.dat", "bin\0ary $i\n");
+			file("d/e" . $i % 5 . "/f", "$i\n");
+			file("empty", "");
+		}
+		print "tag v1\nfrom $head\ntagger $who\ndata 6\na tag\n"
+		    if $kind eq "all";' "$@" "$head"
+}
+
 r=$tmp/r
 git init -q "$r"
-(
-	cd "$r"
-	# 80 versions of a few files: long delta chains.
-	for i in $(seq 1 80); do
-		seq 1 $((200 + i * 7)) | sed "s/^$((i * 3))\$/changed $i/" >a.txt
-		awk -v i="$i" 'BEGIN { for (k = 0; k < 3000; k++)
-			printf "line %d of a big file, version %d\n", k,
-			(k % 97 == i % 97) ? i : 0 }' >big.txt
-		head -c $((i * 100)) /dev/zero | tr '\0' 'x' >grow.txt
-		# 200 KB that stay: deltas copy it in 64 KiB pieces.
-		{ seq 1 40000; echo "end $i"; } >long.txt
-		printf 'bin\0ary %d\n' "$i" >bin.dat
-		mkdir -p "d/e$((i % 5))"
-		echo "$i" >"d/e$((i % 5))/f"
-		: >empty
-		git add -A
-		git commit -q -m "commit $i"
-	done
-	git tag -a -m "a tag" v1
-)
+# 80 versions of a few files: long delta chains.
+versions "$r" all 1 80 | loose_import "$r"
 git -C "$r" cat-file --batch-all-objects --batch-check='%(objectname)' \
 	>"$tmp/names"
 [ "$(wc -l <"$tmp/names")" -gt 400 ] || fail "too few objects"
@@ -113,15 +166,8 @@ commits_check() {
 commits_check "commits in one pack" "$r"
 # And in two packs: the newer one made of later commits alone.
 cp -r "$r" "$tmp/two"
-(
-	cd "$tmp/two"
-	for i in $(seq 1 45); do
-		echo "$i" >>a.txt
-		git add a.txt
-		git commit -q -m "later $i"
-	done
-	git repack -q -d
-)
+versions "$tmp/two" later 1 45 | loose_import "$tmp/two"
+git -C "$tmp/two" repack -q -d
 [ "$(ls "$tmp"/two/.git/objects/pack/*.pack | wc -l)" = 2 ] ||
 	fail "two packs: not two"
 git -C "$tmp/two" cat-file --batch-all-objects --batch-check='%(objectname)' \
@@ -221,34 +267,43 @@ grep -Eq "unable to read object '[0-9a-f]{40}': corrupt object at offset [0-9]+"
 # object.
 nd=$tmp/nd
 git init -q "$nd"
-(
-	cd "$nd"
-	for i in $(seq 1 40); do
-		seq 1 $((200 + i * 7)) | sed "s/^$((i * 3))\$/changed $i/" >a.txt
-		git add a.txt
-		git commit -q -m "commit $i"
-	done
-	git -c repack.useDeltaBaseOffset=false repack -q -a -d -f \
-		--depth=50 --window=50
-)
+versions "$nd" a 1 40 | loose_import "$nd"
+git -C "$nd" -c repack.useDeltaBaseOffset=false repack -q -a -d -f \
+	--depth=50 --window=50
 git -C "$nd" cat-file --batch-all-objects --batch-check='%(objectname)' \
 	>"$tmp/nd.names"
 p=$(ls "$nd"/.git/objects/pack/*.pack)
 size=$(stat -c %s "$p")
-for k in $(seq 0 40); do
-	rm -rf "$tmp/ndbad"
-	cp -r "$nd" "$tmp/ndbad"
-	q=$(ls "$tmp"/ndbad/.git/objects/pack/*.pack)
-	chmod u+w "$q"
-	printf '\377\377\377\377\377\377\377\377' |
-		dd of="$q" bs=1 seek=$((200 + k * (size - 400) / 40)) \
-			conv=notrunc 2>/dev/null
-	if "$T" "$tmp/ndbad" <"$tmp/nd.names" >/dev/null 2>"$tmp/err"; then
-		fail "damaged name deltas ($k): read without an error"
-	fi
-	grep -Eq "corrupt object at offset [0-9]+" "$tmp/err" ||
-		fail "damaged name deltas ($k): $(cat "$tmp/err")"
-done
+# One copy, its pack written again from the good one for each spot of
+# damage (one perl for the 41, not a copy and half a dozen processes each).
+cp -r "$nd" "$tmp/ndbad"
+q=$(ls "$tmp"/ndbad/.git/objects/pack/*.pack)
+chmod u+w "$q"
+perl -e '
+	use strict; use warnings; use integer;
+	my ($good, $bad, $T, $repo, $names, $err, $size) = @ARGV;
+	open(my $g, "<:raw", $good) or die "$good: $!\n";
+	my $pack = do { local $/; <$g> };
+	for my $k (0 .. 40) {
+		my $data = $pack;
+		substr($data, 200 + $k * ($size - 400) / 40, 8) = "\377" x 8;
+		open(my $o, ">:raw", $bad) or die "$bad: $!\n";
+		print $o $data;
+		close $o or die "$bad: $!\n";
+		my $pid = fork // die "fork: $!\n";
+		if (!$pid) {
+			open(STDIN, "<", $names) && open(STDOUT, ">", "/dev/null") &&
+			    open(STDERR, ">", $err) or die "$!\n";
+			exec($T, $repo) or die "$T: $!\n";
+		}
+		waitpid($pid, 0);
+		die "damaged name deltas ($k): read without an error\n" if $? == 0;
+		open(my $e, "<", $err) or die "$err: $!\n";
+		my $msg = do { local $/; <$e> };
+		die "damaged name deltas ($k): $msg\n"
+		    unless $msg =~ /corrupt object at offset [0-9]+/;
+	}' "$p" "$q" "$T" "$tmp/ndbad" "$tmp/nd.names" "$tmp/err" "$size" \
+	2>"$tmp/nd.err" || fail "$(cat "$tmp/nd.err")"
 
 # Many objects in one pack (the search guesses where an id is, and falls
 # back to halving): every one is found, and ids next to them (the last

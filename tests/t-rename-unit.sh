@@ -6,8 +6,9 @@ set -eu
 # shellcheck source=tests/unit-lib.sh
 . "$(dirname "$0")/unit-lib.sh"
 unit_setup t-rename-unit
-unit_build "$tmp/rename_test" "libgit2 libdeflate zlib" tests/unit/rename_test.c \
-	src/rename.c src/odb.c src/error.c
+# (-O0: its checks are small, and it builds in two thirds of -O1's time.)
+unit_build "$tmp/rename_test" "libgit2 libdeflate zlib" -O0 \
+	tests/unit/rename_test.c src/rename.c src/odb.c src/error.c
 
 git init -q --bare "$tmp/repo"
 unset GIT_BASENAME_FACTOR

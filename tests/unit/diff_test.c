@@ -10,6 +10,8 @@
  *                                 prints counts and CPU time per pair (-t:
  *                                 each also a second time, caches warm)
  *   diff_test hunks A B [-w]      our hunks for two files, one a line
+ *   diff_test hunks-list [-w]     the same for each "A<TAB>B" on stdin,
+ *                                 each pair's after a line "== A"
  *   diff_test gen DIR COUNT       pairs of texts with \v and \f lines
  *
  * DIFF_TEST_DUMP=DIR keeps both buffers of every mismatch in DIR.
@@ -977,6 +979,29 @@ static int hunks(const char *x, const char *y, unsigned flags)
 }
 
 /*
+ * The same for many pairs, one "A<TAB>B" a line on stdin (one process for
+ * all, process starts being dear): "== A" and then A and B's hunks.
+ */
+static int hunks_list(unsigned flags)
+{
+	char line[8192];
+	int rc = 0;
+
+	while (!rc && fgets(line, sizeof(line), stdin)) {
+		char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
+
+		if (!tab || !nl) {
+			fprintf(stderr, "bad line: %s\n", line);
+			return 2;
+		}
+		*tab = *nl = '\0';
+		printf("== %s\n", line);
+		rc = hunks(line, tab + 1, flags);
+	}
+	return rc;
+}
+
+/*
  * Write pairs of texts full of lines with \v and \f, which git's xdiff
  * and libgit2's do not take for the same (git: not whitespace), for the
  * test script to diff with git.
@@ -1030,6 +1055,8 @@ int main(int argc, char **argv)
 	else if (argc >= 4 && !strcmp(argv[1], "hunks"))
 		rc = hunks(argv[2], argv[3], argc > 4 ?
 			   DIFF_IGNORE_WHITESPACE : 0);
+	else if (argc >= 2 && !strcmp(argv[1], "hunks-list"))
+		rc = hunks_list(argc > 2 ? DIFF_IGNORE_WHITESPACE : 0);
 	else if (argc == 4 && !strcmp(argv[1], "gen"))
 		rc = gen(argv[2], (unsigned)atoi(argv[3]));
 	else
@@ -1037,6 +1064,7 @@ int main(int argc, char **argv)
 				"diff_test pairs GITDIR [-v] [-t] | "
 				"diff_test stored GITDIR | "
 				"diff_test hunks A B [-w] | "
+				"diff_test hunks-list [-w] <PAIRS | "
 				"diff_test gen DIR COUNT\n");
 	diff_result_release(&ours);
 	diff_result_release(&theirs);

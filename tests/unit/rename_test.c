@@ -8,8 +8,14 @@
  *       DELETIONS is `git diff-tree -z -r --no-renames --diff-filter=D
  *       PARENT COMMIT`; prints, per PATH, the source rename_find picks
  *       for COMMIT:PATH, or "-"
+ *   rename_test pick2 REPO COMMIT PATH... < DELETIONS
+ *       the same twice in one process (process starts are dear): the
+ *       blobs read through libgit2, then (as with RENAME_TEST_ODB=1)
+ *       through strata's object reader, each with a detector of its own
  *   rename_test score REPO SRC_OID DST_OID MIN_SCORE
  *       prints rename_score() of two regular blobs
+ *   rename_test scores REPO MIN_SCORE < PAIRS
+ *       the same for each "SRC_OID DST_OID" line of PAIRS
  */
 #include "strata/error.h"
 #include "strata/odb.h"
@@ -35,13 +41,14 @@ static void die(const char *what)
 
 static git_repository *repo;
 static struct odb *db;          /* RENAME_TEST_ODB=1: blobs read through it */
+static int use_odb;             /* the same, for the second half of pick2 */
 
 /* A detector on repo, reading through strata's odb when asked to. */
 static int detector_new(struct rename_detector **rd)
 {
 	if (rename_detector_new(rd, repo) < 0)
 		return -1;
-	if (getenv("RENAME_TEST_ODB")) {
+	if (use_odb || getenv("RENAME_TEST_ODB")) {
 		if (!db && odb_open(&db, repo, 0) < 0)
 			return -1;
 		rename_detector_use_odb(*rd, db);
@@ -491,8 +498,14 @@ static int run_pick(const char *rev, char **paths, int npaths)
 	git_commit *commit;
 	git_tree *tree;
 	size_t len, n;
-	char *buf = read_all(stdin, &len);
+	static char *buf;
+	static size_t buf_len;
 	int i;
+
+	/* (read once: pick2 runs this twice on the same deletions) */
+	if (!buf)
+		buf = read_all(stdin, &buf_len);
+	len = buf_len;
 
 	n = parse_deletions(&srcs, buf, len);
 	if (git_revparse_single(&obj, repo, rev) < 0 ||
@@ -519,7 +532,6 @@ static int run_pick(const char *rev, char **paths, int npaths)
 	git_commit_free(commit);
 	git_object_free(obj);
 	free(srcs);
-	free(buf);
 	return 0;
 }
 
@@ -540,12 +552,31 @@ static int run_score(const char *s, const char *d, const char *min)
 	return 0;
 }
 
+/*
+ * run_score for each "SRC_OID DST_OID" line of stdin, one score a line,
+ * each with a detector of its own as if run alone: one process for all.
+ */
+static int run_scores(const char *min)
+{
+	char line[256], s[GIT_OID_HEXSZ + 1], d[GIT_OID_HEXSZ + 1];
+	int rc = 0;
+
+	while (!rc && fgets(line, sizeof(line), stdin)) {
+		if (sscanf(line, "%40s %40s", s, d) != 2) {
+			fprintf(stderr, "rename_test: bad line: %s", line);
+			return 2;
+		}
+		rc = run_score(s, d, min);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	int rc;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: rename_test unit|pick|score REPO ...\n");
+		fprintf(stderr, "usage: rename_test unit|pick|pick2|score|scores REPO ...\n");
 		return 2;
 	}
 	git_libgit2_init();
@@ -555,8 +586,17 @@ int main(int argc, char **argv)
 		rc = run_unit();
 	else if (!strcmp(argv[1], "pick") && argc >= 5)
 		rc = run_pick(argv[3], argv + 4, argc - 4);
+	else if (!strcmp(argv[1], "pick2") && argc >= 5) {
+		rc = run_pick(argv[3], argv + 4, argc - 4);
+		fflush(stdout);
+		use_odb = 1;
+		if (!rc)
+			rc = run_pick(argv[3], argv + 4, argc - 4);
+	}
 	else if (!strcmp(argv[1], "score") && argc == 6)
 		rc = run_score(argv[3], argv[4], argv[5]);
+	else if (!strcmp(argv[1], "scores") && argc == 4)
+		rc = run_scores(argv[3]);
 	else {
 		fprintf(stderr, "rename_test: bad arguments\n");
 		rc = 2;
