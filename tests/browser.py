@@ -2,6 +2,7 @@
 """Open report pages in headless Chromium and check what a reader would see.
 
     browser.py SHOTS_DIR PAGE.html[@WIDTH] ...
+    browser.py serve SOCKET
 
 Drives Debian's chromium over --remote-debugging-pipe with nothing but the
 standard library. For each page (a file path; WIDTH in CSS pixels, default
@@ -24,20 +25,34 @@ standard library. For each page (a file path; WIDTH in CSS pixels, default
     section#method every page has, from footer.tpl),
 and it saves a full-page screenshot SHOTS_DIR/NAME-WIDTH.png to look at,
 plus SHOTS_DIR/NAME-print.pdf, the page as printed; NAME is the page's
-path below the directory common to all pages given, with _ for /. To look
-at them: with PIECES=N in the environment, also the screenshot in pieces N
-pixels high; with PRINT_SHOT=1, NAME-WIDTH-print.png under the print
-stylesheet. Exit 0 when every page is clean, 1 with the reasons otherwise.
+path below the directory common to all pages given, with _ for /. A page
+given at several widths is printed once, at the last (each print would
+replace the one before). To look at them: with PIECES=N in the
+environment, also the screenshot in pieces N pixels high; with
+PRINT_SHOT=1, NAME-WIDTH-print.png under the print stylesheet. Exit 0 when
+every page is clean, 1 with the reasons otherwise.
+
+Starting chromium costs more than checking a few pages, so a script that
+checks pages many times starts one browser for all of them: `serve SOCKET`
+listens on the Unix socket SOCKET, prints "ready" once it does, and runs
+each request there with its one chromium (started at the first request,
+and again after a request that broke it) until its stdin ends; then it
+closes chromium. With STRATA_BROWSER=SOCKET in the environment the first
+form sends its arguments (and its directory, PIECES and PRINT_SHOT) to
+that server and prints what it answers, with its exit status. Each page is
+still loaded in a tab of its own.
 """
 import base64
 import fcntl
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import traceback
 
 TIMEOUT = 60
 
@@ -54,6 +69,14 @@ class Browser:
             ends.append(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10))
             os.close(fd)
         to_chrome_r, self.to_chrome, self.from_chrome, from_chrome_w = ends
+        # What this process holds at 3 and 4 (the server's socket) is put
+        # back once chromium has its pipes there.
+        held = {}
+        for fd in (3, 4):
+            try:
+                held[fd] = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+            except OSError:
+                pass
         os.dup2(to_chrome_r, 3)
         os.dup2(from_chrome_w, 4)
         self.proc = subprocess.Popen(
@@ -68,6 +91,9 @@ class Browser:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for fd in (3, 4, to_chrome_r, from_chrome_w):
             os.close(fd)
+        for fd, saved in held.items():
+            os.dup2(saved, fd, inheritable=False)
+            os.close(saved)
         self.buf = b""
         self.next_id = 0
         self.events = []
@@ -226,7 +252,7 @@ def layout_problems(m, width):
     return bad
 
 
-def check(b, path, width, shots, name):
+def check(b, path, width, shots, name, env, pdf=True):
     url = "file://" + os.path.abspath(path)
     target = b.send("Target.createTarget", {"url": "about:blank"})
     session = b.send("Target.attachToTarget",
@@ -258,15 +284,18 @@ def check(b, path, width, shots, name):
 
     metrics = b.send("Page.getLayoutMetrics", session=session)
     size = metrics["cssContentSize"]
+    # (optimizeForSpeed: the same pixels, compressed less: the encoding
+    # of a tall page cost more than taking it.)
     shot = b.send("Page.captureScreenshot",
                   {"format": "png", "captureBeyondViewport": True,
+                   "optimizeForSpeed": True,
                    "clip": {"x": 0, "y": 0, "width": width,
                             "height": min(size["height"], 16000),
                             "scale": 1}}, session=session)
     with open(os.path.join(shots, "%s-%d.png" % (name, width)), "wb") as f:
         f.write(base64.b64decode(shot["data"]))
     # PIECES=N: also in pieces N pixels high, to look at them at 100%.
-    piece = int(os.environ.get("PIECES", "0"))
+    piece = int(env.get("PIECES") or "0")
     for k in range(0, int(size["height"]) if piece else 0, piece or 1):
         shot = b.send("Page.captureScreenshot",
                       {"format": "png", "captureBeyondViewport": True,
@@ -276,7 +305,7 @@ def check(b, path, width, shots, name):
         with open(os.path.join(shots, "%s-%d-%02d.png" %
                                (name, width, k // piece)), "wb") as f:
             f.write(base64.b64decode(shot["data"]))
-    if os.environ.get("PRINT_SHOT"):
+    if env.get("PRINT_SHOT"):
         # PRINT_SHOT=1: the print stylesheet, as a picture to look at.
         b.send("Emulation.setEmulatedMedia", {"media": "print"},
                session=session)
@@ -291,36 +320,132 @@ def check(b, path, width, shots, name):
                   "wb") as f:
             f.write(base64.b64decode(shot["data"]))
         b.send("Emulation.setEmulatedMedia", {"media": ""}, session=session)
-    pdf = b.send("Page.printToPDF", {"printBackground": False},
-                 session=session)
-    with open(os.path.join(shots, "%s-print.pdf" % name), "wb") as f:
-        f.write(base64.b64decode(pdf["data"]))
+    if pdf:
+        pdf = b.send("Page.printToPDF", {"printBackground": False},
+                     session=session)
+        with open(os.path.join(shots, "%s-print.pdf" % name), "wb") as f:
+            f.write(base64.b64decode(pdf["data"]))
 
     bad += problems_of(b.events, session)
     b.send("Target.closeTarget", {"targetId": target["targetId"]})
     return bad
 
 
+def run(b, args, cwd, env, out):
+    """Check the pages of args (SHOTS_DIR PAGE[@WIDTH]...), given relative
+    to cwd, with browser b; print the problems to out. 1 if any."""
+    shots = os.path.join(cwd, args[0])
+    os.makedirs(shots, exist_ok=True)
+    pages = []
+    for arg in args[1:]:
+        path, _, width = arg.partition("@")
+        pages.append((path, os.path.join(cwd, path), width))
+    top = os.path.commonpath([os.path.dirname(os.path.abspath(full))
+                              for _, full, _ in pages])
+    names = []
+    for _, full, _ in pages:
+        name = os.path.relpath(os.path.abspath(full), top)
+        names.append(name.rsplit(".", 1)[0].replace(os.sep, "_"))
+    failed = 0
+    for k, (path, full, width) in enumerate(pages):
+        last = names[k] not in names[k + 1:]
+        for p in check(b, full, int(width or 1280), shots, names[k], env,
+                       pdf=last):
+            print("%s@%s: %s" % (path, width or 1280, p), file=out)
+            failed = 1
+    return failed
+
+
+ENV = ("PIECES", "PRINT_SHOT")
+
+
+def serve(path):
+    """The server of `browser.py serve SOCKET` (see the top)."""
+    import io
+    import selectors
+    profile = tempfile.mkdtemp(prefix="strata-chromium.")
+    b = None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(path)
+    sock.listen(4)
+    print("ready", flush=True)
+    sel = selectors.DefaultSelector()
+    sel.register(sock, selectors.EVENT_READ)
+    sel.register(sys.stdin, selectors.EVENT_READ)
+    try:
+        while True:
+            ready = [k.fileobj for k, _ in sel.select()]
+            if sys.stdin in ready and not sys.stdin.buffer.read1(1 << 16):
+                break
+            if sock not in ready:
+                continue
+            conn, _ = sock.accept()
+            with conn:
+                raw = b""
+                while not raw.endswith(b"\n"):
+                    chunk = conn.recv(1 << 16)
+                    if not chunk:
+                        break
+                    raw += chunk
+                out = io.StringIO()
+                try:
+                    req = json.loads(raw)
+                    if b is None:
+                        b = Browser(profile)
+                    status = run(b, req["argv"], req["cwd"], req["env"], out)
+                except Exception:
+                    # As a browser of its own would have: the traceback,
+                    # exit 1; and a fresh chromium for the next request.
+                    out.write(traceback.format_exc())
+                    status = 1
+                    if b:
+                        b.close()
+                    b = None
+                conn.sendall(json.dumps({"out": out.getvalue(),
+                                         "status": status}).encode())
+    finally:
+        if b:
+            b.close()
+        sock.close()
+        os.unlink(path)
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def client(path, args):
+    """Have the server at path check args; its answer, its status."""
+    req = {"argv": args, "cwd": os.getcwd(),
+           "env": {k: os.environ.get(k, "") for k in ENV}}
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.connect(path)
+        s.sendall(json.dumps(req).encode() + b"\n")
+        raw = b""
+        while True:
+            chunk = s.recv(1 << 16)
+            if not chunk:
+                break
+            raw += chunk
+    if not raw:
+        raise SystemExit("browser.py: the server at %s did not answer" % path)
+    answer = json.loads(raw)
+    sys.stdout.write(answer["out"])
+    sys.exit(answer["status"])
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "serve":
+        serve(sys.argv[2])
+        return
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
-    shots = sys.argv[1]
-    os.makedirs(shots, exist_ok=True)
+    if os.environ.get("STRATA_BROWSER"):
+        client(os.environ["STRATA_BROWSER"], sys.argv[1:])
     profile = tempfile.mkdtemp(prefix="strata-chromium.")
     b = None
     failed = 0
     try:
         b = Browser(profile)
-        paths = [a.partition("@")[0] for a in sys.argv[2:]]
-        top = os.path.commonpath([os.path.dirname(os.path.abspath(p))
-                                  for p in paths])
-        for arg in sys.argv[2:]:
-            path, _, width = arg.partition("@")
-            name = os.path.relpath(os.path.abspath(path), top)
-            name = name.rsplit(".", 1)[0].replace(os.sep, "_")
-            for p in check(b, path, int(width or 1280), shots, name):
-                print("%s@%s: %s" % (path, width or 1280, p))
-                failed = 1
+        failed = run(b, sys.argv[1:], os.getcwd(),
+                     {k: os.environ.get(k, "") for k in ENV}, sys.stdout)
     finally:
         if b:
             b.close()

@@ -22,6 +22,18 @@ REPO=$WORK/repo
 
 PAGES="index releases history authors untouched src src/net root svg_onload_alert_1-35157b"
 
+# One chromium for every case: starting it costs more than checking a
+# few pages. Each case's browser.py hands its pages to this server
+# (STRATA_BROWSER), which still loads each page in a tab of its own; it
+# ends, closing chromium, when its stdin does (below, before finish).
+if command -v chromium >/dev/null; then
+	export STRATA_BROWSER=$WORK/browser.sock
+	coproc BROWSER { exec python3 "$TESTS/browser.py" serve "$STRATA_BROWSER"; }
+	browser_pid=$BROWSER_PID
+	read -r -u "${BROWSER[0]}" ready && [ "$ready" = ready ] ||
+		{ echo "browser.py serve did not start"; exit 1; }
+fi
+
 keep_shots() {
 	if [ -n "${SHOTS:-}" ]; then
 		mkdir -p "$SHOTS" && cp "$1"/* "$SHOTS"/
@@ -132,4 +144,10 @@ run_case browse_many browse_many
 run_case browse_branches browse_branches
 run_case browse_dark browse_dark
 run_case browse_names browse_names
+# Waited for: chromium's time is this script's.
+if [ -n "${browser_pid:-}" ]; then
+	browser_in=${BROWSER[1]}
+	exec {browser_in}>&-
+	wait "$browser_pid" || { echo "browser.py serve failed"; exit 1; }
+fi
 finish

@@ -8,18 +8,25 @@
 # leaves DIR as it was (STRATA_TEST_CHART_FAIL, src/chart.c).
 # many_releases DIR N: a repository of N releases v1..vN, each adding and
 # changing lines, so that the history's charts are worth other processes
-# (src/chart.c, CHART_FORK_MIN_WORK: snapshots x releases >= 600).
+# (src/chart.c, CHART_FORK_MIN_WORK: snapshots x releases >= 600). Written
+# by one git fast-import: the commits git add and git commit made (the same
+# ids), without their processes.
 many_releases() {
-	local dir=$1 n=$2 i
+	local dir=$1 n=$2 i k f base= when
 	git init -q "$dir"
-	for i in $(seq 1 "$n"); do
-		seq "$i" $((i * 7)) >"$dir/f$((i % 5)).txt"
-		seq 1 "$i" >>"$dir/base.txt"
-		git -C "$dir" add -A
-		GIT_COMMITTER_DATE="$((1600000000 + i * 86400)) +0000" \
-			git -C "$dir" commit -qm "r$i" --date "$((1600000000 + i * 86400)) +0000"
-		git -C "$dir" tag "v$i"
-	done
+	for ((i = 1; i <= n; i++)); do
+		f=
+		for ((k = i; k <= i * 7; k++)); do f+="$k"$'\n'; done
+		for ((k = 1; k <= i; k++)); do base+="$k"$'\n'; done
+		when="$((1600000000 + i * 86400)) +0000"
+		printf 'commit refs/heads/main\n'
+		printf '%s Strata Tester <tester@example.com> %s\n' \
+			author "$when" committer "$when"
+		printf 'data %d\nr%d\n' $((${#i} + 2)) "$i"
+		printf 'M 100644 inline %s\ndata %d\n%s\n' \
+			"f$((i % 5)).txt" ${#f} "$f" base.txt ${#base} "$base"
+		printf 'reset refs/tags/v%d\nfrom refs/heads/main\n\n' "$i"
+	done | git -C "$dir" fast-import --quiet
 }
 
 drawn_apart() {
