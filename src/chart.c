@@ -165,19 +165,13 @@ done:
 static const char *test_fail_hook(void)
 {
 	static char name[128];
-	const char *v = getenv("STRATA_TEST_CHART_FAIL"), *colon;
-	char *end;
-	long pid;
+	size_t n;
+	const char *v = util_test_hook("STRATA_TEST_CHART_FAIL", &n);
 
-	if (!v || !(colon = strrchr(v, ':')) || (size_t)(colon - v) >=
-	    sizeof(name))
+	if (!v || n >= sizeof(name))
 		return NULL;
-	errno = 0;
-	pid = strtol(colon + 1, &end, 10);
-	if (errno || end == colon + 1 || *end || pid != (long)getppid())
-		return NULL;
-	memcpy(name, v, (size_t)(colon - v));
-	name[colon - v] = '\0';
+	memcpy(name, v, n);
+	name[n] = '\0';
 	return name;
 }
 

@@ -343,3 +343,20 @@ void util_lru_push(struct util_lru *l, struct util_lru_node *n)
 		l->tail = n;
 	l->head = n;
 }
+
+const char *util_test_hook(const char *var, size_t *len)
+{
+	const char *v = getenv(var), *colon;
+	char *end;
+	long pid;
+
+	if (!v || !(colon = strrchr(v, ':')))
+		return NULL;
+	errno = 0;
+	pid = strtol(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end || pid <= 1 ||
+	    pid != (long)getppid())
+		return NULL;
+	*len = (size_t)(colon - v);
+	return v;
+}

@@ -36,7 +36,7 @@
  * as an int named PUBLISH_ABI_SYMBOL; the binary loads only an object
  * with its own.
  */
-#define PUBLISH_ABI 7
+#define PUBLISH_ABI 8
 #define PUBLISH_ABI_SYMBOL "strata_publish_abi"
 
 struct publish_api {

@@ -177,6 +177,17 @@ void util_stages_end(struct util_stages *s, const char *name);
 void util_stages_append(struct util_stages *to,
 			const struct util_stages *from);
 
+/* ---- test hooks ------------------------------------------------------- */
+
+/*
+ * A test-only hook, environment variable `var` set to "WHAT:PPID": WHAT
+ * (up to its last ':', *len bytes, not terminated) when PPID is the id of
+ * this process's parent, so that a hook set for one run is not taken up
+ * by the processes that run starts, nor by a run orphaned meanwhile.
+ * NULL when it is unset or anything else.
+ */
+const char *util_test_hook(const char *var, size_t *len);
+
 /* ---- a list of strings ------------------------------------------------ */
 
 /* Growable; the list owns its copies of the strings. */
