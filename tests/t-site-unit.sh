@@ -10,14 +10,15 @@ set -eu
 . "$(dirname "$0")/unit-lib.sh"
 # fontconfig keeps its caches to the end; not ours to free (tests/lsan.supp).
 unit_setup t-site-unit --san-auto
-# Every module but main.c; the objects are built once for both programs.
+# Every module but main.c; the objects are built once for both programs,
+# at -O0: building them is most of the script, and the tests are small.
 srcs=()
 for f in "$root"/src/*.c; do
 	[ "${f##*/}" = main.c ] || srcs+=("$f")
 done
 for t in template_test site_test; do
 	unit_build "$tmp/$t" "libgit2 libdeflate zlib cairo pangocairo libctemplate" \
-		'-DSTRATA_VERSION="test"' "tests/unit/$t.c" "${srcs[@]}" \
+		-O0 '-DSTRATA_VERSION="test"' "tests/unit/$t.c" "${srcs[@]}" \
 		src/template.cc
 done
 
