@@ -216,13 +216,16 @@ struct reader {
 	atomic_int stop;
 	pthread_t th;
 	/*
-	 * The reader waits on `moved` for the walk to come near, and the
-	 * walk signals it only when `waiting` says so (set under the lock):
-	 * no lock or wake-up a commit while the reader is busy.
+	 * The reader waits on `moved` for the walk to come near, until it
+	 * has mirrored `wake_at` commits, and the walk signals it only when
+	 * `waiting` says so (set under the lock) and it has got there: no
+	 * lock or wake-up a commit while the reader is busy, nor while it
+	 * sleeps.
 	 */
 	pthread_mutex_t lock;
 	pthread_cond_t moved;
 	atomic_bool waiting;
+	atomic_size_t wake_at;
 	/*
 	 * The tip's files as blame_tip_roots() will list them, in order, and
 	 * whether each is text. The reader fills them in while it waits for

@@ -41,8 +41,14 @@ static size_t walk_cache(size_t ntrees)
 	       bytes > WALK_CACHE_MAX ? WALK_CACHE_MAX : bytes;
 }
 
-/* How many commits the reader may be ahead of the walk. */
+/*
+ * How many commits the reader may be ahead of the walk; once that far,
+ * it sleeps until the walk is READ_AGAIN commits from it (a wake-up for
+ * each commit the walk mirrors is a system call and a switch of threads
+ * each time).
+ */
 #define READ_AHEAD 64
+#define READ_AGAIN 16
 
 /*
  * The regular files under tree `oid` (at R->path[0..base)) that the
@@ -116,6 +122,13 @@ static bool reader_may_go(struct reader *R, size_t c)
 	       atomic_load(&R->stop);
 }
 
+/* Whether the sleeping reader is to wake: the walk has come near. */
+static bool reader_may_wake(struct reader *R)
+{
+	return atomic_load(&R->walked) >= atomic_load(&R->wake_at) ||
+	       atomic_load(&R->stop);
+}
+
 /*
  * Far enough ahead of the walk: check the tip's files, and when none is
  * left, sleep until the walk has come near commit c (or the reader is to
@@ -131,8 +144,9 @@ static void reader_wait(struct reader *R, size_t c)
 		if (reader_check_tip(R))
 			continue;
 		pthread_mutex_lock(&R->lock);
+		atomic_store(&R->wake_at, c - READ_AGAIN);
 		atomic_store(&R->waiting, true);
-		while (!reader_may_go(R, c))
+		while (!reader_may_wake(R))
 			pthread_cond_wait(&R->moved, &R->lock);
 		atomic_store(&R->waiting, false);
 		pthread_mutex_unlock(&R->lock);
@@ -283,6 +297,7 @@ void blame_reader_start(struct reader *R, const struct engine *E)
 	atomic_init(&R->walked, 0);
 	atomic_init(&R->stop, 0);
 	atomic_init(&R->waiting, false);
+	atomic_init(&R->wake_at, 0);
 	R->cache_bound = WALK_CACHE_MAX;
 	/*
 	 * The tip's files are listed before the walk starts, so that the
@@ -322,7 +337,8 @@ static void reader_signal(struct reader *R)
 void blame_reader_walked(struct reader *R, size_t n)
 {
 	atomic_store(&R->walked, n);
-	if (R->git && atomic_load(&R->waiting))
+	if (R->git && atomic_load(&R->waiting) &&
+	    n >= atomic_load(&R->wake_at))
 		reader_signal(R);
 }
 
