@@ -112,6 +112,21 @@ at $_clock
 
 # --- building repositories -------------------------------------------------
 
+# A history written as one `git fast-import` stream instead of a git add and
+# a git commit a commit (a handful of processes each): fi_head REF WHEN MSG
+# begins a commit on REF as `commit` would make it (the [user] of the
+# configuration above, WHEN "SECONDS +0000", MSG and its newline), and
+# fi_file PATH CONTENT puts a file in it.
+fi_head() {
+	printf 'commit %s\n' "$1"
+	printf '%s Strata Tester <tester@example.com> %s\n' \
+		author "$2" committer "$2"
+	printf 'data %d\n%s\n' $((${#3} + 1)) "$3"
+}
+fi_file() {
+	printf 'M 100644 inline %s\ndata %d\n%s\n' "$1" ${#2} "$2"
+}
+
 repo_new() {
 	git init -q "$1"
 	cd "$1"

@@ -28,11 +28,8 @@ fi_commit() {
 		body+="$4$k"$'\n'
 	done
 	tick
-	printf 'commit refs/heads/main\n'
-	printf '%s Strata Tester <tester@example.com> %d +0000\n' \
-		author "$_clock" committer "$_clock"
-	printf 'data %d\n%s\n' $((${#1} + 1)) "$1"
-	printf 'M 100644 inline %s\ndata %d\n%s\n' "$2" ${#body} "$body"
+	fi_head refs/heads/main "$_clock +0000" "$1"
+	fi_file "$2" "$body"
 }
 
 # release N TAG [SECONDS]: a commit adding N lines of its own, tagged TAG,

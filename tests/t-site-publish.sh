@@ -19,12 +19,9 @@ many_releases() {
 		for ((k = i; k <= i * 7; k++)); do f+="$k"$'\n'; done
 		for ((k = 1; k <= i; k++)); do base+="$k"$'\n'; done
 		when="$((1600000000 + i * 86400)) +0000"
-		printf 'commit refs/heads/main\n'
-		printf '%s Strata Tester <tester@example.com> %s\n' \
-			author "$when" committer "$when"
-		printf 'data %d\nr%d\n' $((${#i} + 2)) "$i"
-		printf 'M 100644 inline %s\ndata %d\n%s\n' \
-			"f$((i % 5)).txt" ${#f} "$f" base.txt ${#base} "$base"
+		fi_head refs/heads/main "$when" "r$i"
+		fi_file "f$((i % 5)).txt" "$f"
+		fi_file base.txt "$base"
 		printf 'reset refs/tags/v%d\nfrom refs/heads/main\n\n' "$i"
 	done | git -C "$dir" fast-import --quiet
 }
