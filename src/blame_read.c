@@ -131,12 +131,12 @@ static bool reader_may_wake(struct reader *R)
 
 /*
  * Far enough ahead of the walk: check the tip's files, and when none is
- * left, sleep until the walk has come near commit c (or the reader is to
- * stop). `waiting` is stored before `walked` is looked at, and the walk
- * stores `walked` before it looks at `waiting` (all sequentially
- * consistent): either the reader sees the walk's commit, or the walk
- * sees the reader waiting and signals it under the lock, which the
- * reader holds until it waits.
+ * left, sleep until the walk is READ_AGAIN commits from commit c (or the
+ * reader is to stop). `wake_at` and then `waiting` are stored before
+ * `walked` is looked at, and the walk stores `walked` before it looks at
+ * `waiting` and `wake_at` (all sequentially consistent): either the
+ * reader sees the walk's commit, or the walk sees the reader waiting and
+ * signals it under the lock, which the reader holds until it waits.
  */
 static void reader_wait(struct reader *R, size_t c)
 {
