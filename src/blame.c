@@ -122,6 +122,8 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	res->walk_cache = R.cache_bound;
 	rc = blame_walk_all(&E, &R);
 	blame_reader_stop(&R);
+	res->nwalk_trees = E.ntrees;
+	res->nhanded = E.nhanded;
 	odb_set_cache_limit(repo->odb, 0);
 	if (rc < 0)
 		goto done;

@@ -6,6 +6,7 @@
  * for the files it left.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,15 +41,6 @@ static size_t walk_cache(size_t ntrees)
 	return bytes < WALK_CACHE_MIN ? WALK_CACHE_MIN :
 	       bytes > WALK_CACHE_MAX ? WALK_CACHE_MAX : bytes;
 }
-
-/*
- * How many commits the reader may be ahead of the walk; once that far,
- * it sleeps until the walk is READ_AGAIN commits from it (a wake-up for
- * each commit the walk mirrors is a system call and a switch of threads
- * each time).
- */
-#define READ_AHEAD 64
-#define READ_AGAIN 16
 
 /*
  * The regular files under tree `oid` (at R->path[0..base)) that the
@@ -211,6 +203,42 @@ static void skim_head(struct skim *x, struct skim *y, bool *hx, bool *hy,
 	*hx = skim_next(x);
 }
 
+/* Drop what slot s (or NULL) still holds. */
+static void handoff_empty(struct handoff *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->n; i++)
+		odb_object_free(s->obj[i]);
+	s->n = 0;
+	s->bytes = 0;
+}
+
+/* Hand tree `oid`, read as o, to the walk too, if the slot has room. */
+static void handoff_put(struct handoff *s, const git_oid *oid,
+			struct odb_object *o)
+{
+	if (!s || s->n == HANDOFF_TREES || o->len > HANDOFF_BYTES - s->bytes)
+		return;
+	git_oid_cpy(&s->oid[s->n], oid);
+	s->obj[s->n++] = odb_object_dup(o);
+	s->bytes += o->len;
+}
+
+/* The walk's: tree `oid` from slot s, with its reference, or NULL. */
+struct odb_object *blame_handoff_take(struct handoff *s, const git_oid *oid)
+{
+	for (uint32_t i = 0; s && i < s->n; i++) {
+		if (s->obj[i] && git_oid_equal(&s->oid[i], oid)) {
+			struct odb_object *o = s->obj[i];
+
+			s->obj[i] = NULL;
+			return o;
+		}
+	}
+	return NULL;
+}
+
 /*
  * Read tree `new` and those of its subtrees that differ from old's (NULL:
  * all), as the walk will read them when it mirrors the commit: its reads
@@ -232,6 +260,7 @@ static int reader_trees(struct reader *R, const git_oid *old,
 		return -1;
 	if (odb_read(&b, db, R->git, new, GIT_OBJECT_TREE) < 0)
 		return 0;
+	handoff_put(R->slot, new, b);
 	skim_init(&y, b);
 	if (old && odb_read(&a, db, R->git, old, GIT_OBJECT_TREE) == 0) {
 		skim_init(&x, a);
@@ -274,19 +303,46 @@ static void *reader_main(void *arg)
 	size_t c;
 
 	for (c = 0; c < h->n && !atomic_load(&R->stop); c++) {
-		const struct history_commit *hc = &h->commits[c];
-		const git_oid *first = hc->nparents ?
+		const struct history_commit *hc;
+		const git_oid *first;
+		size_t lead = atomic_load(&R->walked) + READ_LEAD;
+
+		/* Behind the walk, or too near it: leap ahead (READ_LEAD). */
+		if (c < lead)
+			c = lead;
+		if (c >= h->n)
+			break;
+		hc = &h->commits[c];
+		first = hc->nparents ?
 			&h->commits[history_parents(h, (uint32_t)c)[0]].tree :
 			NULL;
-
 		reader_wait(R, c);
 		R->ahead = 0;
+		R->slot = R->ring ? &R->ring[c % (READ_AHEAD + 1)] : NULL;
+		handoff_empty(R->slot);
+		if (R->slot)
+			R->slot->commit = c;
 		if (!first || !git_oid_equal(&hc->tree, first))
 			(void)reader_trees(R, first, &hc->tree, 0);
+		atomic_store(&R->read, c + 1);
 	}
+	atomic_store(&R->read_all, true);
 	while (!atomic_load(&R->stop) && reader_check_tip(R))
 		;
 	return NULL;
+}
+
+/*
+ * STRATA_TEST_HANDOFF=wait:PPID (util_test_hook()): before each commit
+ * the walk waits for the reader to have read it or a later one, so that
+ * a test sees trees handed over whatever the threads' timing.
+ */
+static bool blame_test_wait(void)
+{
+	size_t n;
+	const char *v = util_test_hook("STRATA_TEST_HANDOFF", &n);
+
+	return v && n == 4 && !memcmp(v, "wait", 4);
 }
 
 /* Bound the walk's cache, and start a reader if there is a thread to spare. */
@@ -304,8 +360,13 @@ void blame_reader_start(struct reader *R, const struct engine *E)
 	 * walk's cache is bounded by the count of REV's directories whatever
 	 * the threads' timing.
 	 */
+	atomic_init(&R->read, 0);
+	atomic_init(&R->read_all, false);
+	R->test_wait = blame_test_wait();
 	if (E->opts->jobs >= 2 &&
 	    repository_open_handle(&R->git, E->repo) == 0) {
+		/* Without a ring the reader only warms the cache. */
+		R->ring = calloc(READ_AHEAD + 1, sizeof(*R->ring));
 		const git_oid *tip = &E->h->commits[E->h->n - 1].tree;
 
 		R->tips_listed = reader_list(R, tip, 0) == 0;
@@ -323,6 +384,8 @@ void blame_reader_start(struct reader *R, const struct engine *E)
 	pthread_mutex_destroy(&R->lock);
 	git_repository_free(R->git);
 	R->git = NULL;
+	free(R->ring);
+	R->ring = NULL;
 }
 
 /* Wake the reader. */
@@ -333,9 +396,30 @@ static void reader_signal(struct reader *R)
 	pthread_mutex_unlock(&R->lock);
 }
 
-/* The walk has mirrored n commits (reader_wait() says how they meet). */
-void blame_reader_walked(struct reader *R, size_t n)
+/*
+ * The walk is to mirror commit c: the slot of its trees if the reader has
+ * handed them over, or NULL. The slot is the walk's until it has walked c.
+ */
+struct handoff *blame_reader_handed(struct reader *R, size_t c)
 {
+	struct handoff *s;
+
+	while (R->test_wait && R->ring && atomic_load(&R->read) <= c &&
+	       !atomic_load(&R->read_all))
+		sched_yield();
+	if (!R->ring || atomic_load(&R->read) <= c)
+		return NULL;
+	s = &R->ring[c % (READ_AHEAD + 1)];
+	return s->commit == c ? s : NULL;
+}
+
+/*
+ * The walk has mirrored n commits (reader_wait() says how they meet);
+ * `handed`: commit n - 1's slot if it had it, to empty first.
+ */
+void blame_reader_walked(struct reader *R, size_t n, struct handoff *handed)
+{
+	handoff_empty(handed);
 	atomic_store(&R->walked, n);
 	if (R->git && atomic_load(&R->waiting) &&
 	    n >= atomic_load(&R->wake_at))
@@ -349,6 +433,10 @@ void blame_reader_stop(struct reader *R)
 	atomic_store(&R->stop, 1);
 	reader_signal(R);
 	pthread_join(R->th, NULL);
+	for (size_t i = 0; R->ring && i <= READ_AHEAD; i++)
+		handoff_empty(&R->ring[i]);
+	free(R->ring);
+	R->ring = NULL;
 	pthread_cond_destroy(&R->moved);
 	pthread_mutex_destroy(&R->lock);
 	git_repository_free(R->git);

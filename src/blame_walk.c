@@ -644,9 +644,13 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 		return error_oom();
 	n->refs = 1;
 	git_oid_cpy(&n->oid, oid);
-	if ((rc = odb_read(&n->raw, E->repo->odb, E->repo->git, oid,
-			   GIT_OBJECT_TREE)) < 0 ||
-	    (rc = node_room(n, &B.alloc, old ? old->n + 8 :
+	E->ntrees++;
+	if ((n->raw = blame_handoff_take(E->handed, oid)))
+		E->nhanded++;
+	else if ((rc = odb_read(&n->raw, E->repo->odb, E->repo->git, oid,
+				GIT_OBJECT_TREE)) < 0)
+		goto done;
+	if ((rc = node_room(n, &B.alloc, old ? old->n + 8 :
 			    n->raw->len / MIN_ENTRY + 1)) < 0)
 		goto done;
 	if (old)
@@ -1180,10 +1184,14 @@ int blame_walk_all(struct engine *E, struct reader *R)
 	int rc = 0;
 
 	for (c = 0; c < h->n; c++) {
-		if ((rc = walk_commit(E, c)) < 0 ||
-		    (rc = blame_snapset_take(E, c)) < 0)
+		E->handed = blame_reader_handed(R, c);
+		rc = walk_commit(E, c);
+		if (rc >= 0)
+			rc = blame_snapset_take(E, c);
+		blame_reader_walked(R, (size_t)c + 1, E->handed);
+		E->handed = NULL;
+		if (rc < 0)
 			break;
-		blame_reader_walked(R, (size_t)c + 1);
 		if (opts->progress && (c % 256 == 0 || c + 1 == h->n))
 			opts->progress("history", c + 1, h->n,
 				       opts->progress_payload);

@@ -504,6 +504,9 @@ static void print_verbose(const struct history *h,
 		"%zu objects built from packs; a cache of %zu KiB for "
 		"the walk\n", b->nreads, b->ncached, b->nbuilt,
 		b->walk_cache >> 10);
+	fprintf(stderr, "strata: the walk read %zu trees, %zu of them "
+		"handed over by the reader thread\n", b->nwalk_trees,
+		b->nhanded);
 	if (b->npassed_over)
 		fprintf(stderr, "strata: %zu rename %s missing from the "
 			"partial clone and left out by the filters passed "

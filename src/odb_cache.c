@@ -6,12 +6,127 @@
  */
 #include "odb_int.h"
 
+/* ---- objects and their owners ----------------------------------------- */
+
+/*
+ * Each thread that builds objects has a home: a list onto which other
+ * threads put the objects of its that they drop last, for it to free.
+ * free() of a block another thread's arena gave takes that arena's lock,
+ * which the owner then holds for most of its own malloc()s: the walk
+ * evicting trees the reader built, while the reader builds more, waited
+ * there most of all. The list is a stack pushed by any thread and taken
+ * whole by its owner (no pop of one node, so no ABA), bounded in bytes:
+ * past HOME_MAX a dropping thread frees the object itself. When the owner
+ * ends, its home is closed (the list swapped for HOME_CLOSED) and what is
+ * dropped later is freed where it is dropped. Homes live to the process's
+ * end, on one list, since objects may outlive the thread.
+ */
+#define HOME_MAX ((size_t)8 << 20)
+#define HOME_CLOSED ((struct obj *)&home_closed_mark)
+
+struct odb_home {
+	_Atomic(struct obj *) back;
+	atomic_size_t bytes;
+	struct odb_home *next;
+};
+
+static const char home_closed_mark;
+static pthread_key_t home_key;
+static bool home_key_made;
+static pthread_once_t home_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t homes_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct odb_home *homes;
+static _Thread_local struct odb_home *my_home;
+
+static void obj_release(struct obj *o)
+{
+	git_odb_object_free(o->held);
+	free(o);
+}
+
+/* Free what h's list holds, leaving it empty or (at the end) closed. */
+static void home_drain(struct odb_home *h, struct obj *closed_or_null)
+{
+	struct obj *o = atomic_exchange(&h->back, closed_or_null);
+	size_t n = 0;
+
+	while (o && o != HOME_CLOSED) {
+		struct obj *next = o->hnext;
+
+		n += o->pub.len;
+		free(o);
+		o = next;
+	}
+	atomic_fetch_sub(&h->bytes, n);
+}
+
+/* pthread's destructor at a thread's end: close its home. */
+static void home_close(void *h)
+{
+	home_drain(h, HOME_CLOSED);
+}
+
+static void home_key_make(void)
+{
+	home_key_made = pthread_key_create(&home_key, home_close) == 0;
+}
+
+/* This thread's home, made at its first object; NULL if none can be. */
+static struct odb_home *home_mine(void)
+{
+	struct odb_home *h = my_home;
+
+	if (h)
+		return h;
+	pthread_once(&home_once, home_key_make);
+	if (!home_key_made || !(h = calloc(1, sizeof(*h))))
+		return NULL;
+	if (pthread_setspecific(home_key, h)) {
+		free(h);
+		return NULL;
+	}
+	pthread_mutex_lock(&homes_lock);
+	h->next = homes;
+	homes = h;
+	pthread_mutex_unlock(&homes_lock);
+	return my_home = h;
+}
+
+/* o's last ref is gone: free it here, or hand it back to its owner. */
+static void obj_drop(struct obj *o)
+{
+	struct odb_home *h = o->home;
+	struct obj *head;
+
+	if (!h || h == my_home) {
+		obj_release(o);
+		return;
+	}
+	git_odb_object_free(o->held);
+	o->held = NULL;
+	if (atomic_fetch_add(&h->bytes, o->pub.len) + o->pub.len > HOME_MAX)
+		goto here;
+	head = atomic_load(&h->back);
+	do {
+		if (head == HOME_CLOSED)
+			goto here;
+		o->hnext = head;
+	} while (!atomic_compare_exchange_weak(&h->back, &head, o));
+	return;
+here:
+	atomic_fetch_sub(&h->bytes, o->pub.len);
+	free(o);
+}
+
 /* ---- objects and the cache -------------------------------------------- */
 
 struct obj *odb_obj_new(size_t len, git_object_t type)
 {
+	struct odb_home *h = home_mine();
 	struct obj *o;
 
+	if (h && atomic_load_explicit(&h->back, memory_order_relaxed))
+		home_drain(h, NULL);
 	if (len > SIZE_MAX - sizeof(*o) - 1)
 		return NULL;
 	o = malloc(sizeof(*o) + len + 1);
@@ -19,6 +134,7 @@ struct obj *odb_obj_new(size_t len, git_object_t type)
 		return NULL;
 	memset(o, 0, sizeof(*o));
 	atomic_init(&o->refs, 1);
+	o->home = h;
 	o->pub.data = o->buf;
 	o->pub.len = len;
 	o->pub.type = type;
@@ -28,15 +144,19 @@ struct obj *odb_obj_new(size_t len, git_object_t type)
 
 void odb_obj_decref(struct obj *o)
 {
-	if (o && atomic_fetch_sub(&o->refs, 1) == 1) {
-		git_odb_object_free(o->held);
-		free(o);
-	}
+	if (o && atomic_fetch_sub(&o->refs, 1) == 1)
+		obj_drop(o);
 }
 
 void odb_object_free(struct odb_object *obj)
 {
 	odb_obj_decref((struct obj *)obj);
+}
+
+struct odb_object *odb_object_dup(struct odb_object *obj)
+{
+	atomic_fetch_add(&((struct obj *)obj)->refs, 1);
+	return obj;
 }
 
 static uint64_t key_hash(uint32_t pack, uint64_t offset)

@@ -66,6 +66,7 @@ struct obj {
 	uint64_t offset;
 	bool cached;
 	git_odb_object *held;       /* libgit2's, when pub.data is its */
+	struct odb_home *home;      /* its maker's (odb_cache.c), or NULL */
 	unsigned char buf[];
 };
 

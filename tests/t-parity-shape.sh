@@ -90,7 +90,24 @@ history_sample() {
 		--subsystem "$dir"
 }
 
+# The reader thread hands the trees it read to the walk (blame_read.c):
+# with the walk made to wait for it (a test hook, so that the threads'
+# timing cannot decide), some trees are handed over, and the whole tree's
+# blame is byte for byte that of one job, which has no reader.
+handoff() {
+	local handed
+	"$STRATA" blame "$L" --rev main --jobs 1 >"$WORK/one"
+	STRATA_TEST_HANDOFF=wait:$$ "$STRATA" blame "$L" --rev main --jobs 2 \
+		--verbose >"$WORK/two" 2>"$WORK/two.err"
+	handed=$(sed -n 's/.* trees, \([0-9]*\) of them handed over.*/\1/p' \
+		"$WORK/two.err")
+	echo "handed over: ${handed:-none}"
+	[ -n "$handed" ] && [ "$handed" -gt 0 ]
+	cmp "$WORK/one" "$WORK/two"
+}
+
 run_case shape shape
+run_case handoff handoff
 run_case blame_sample blame_sample
 run_case history_sample history_sample
 finish

@@ -107,6 +107,8 @@ struct blame_result {
 	/* object reads: in all, from the cache, built from the packs */
 	size_t nreads, ncached, nbuilt;
 	size_t walk_cache;        /* the object cache's bound in the walk */
+	/* trees the walk read, and those of them the reader handed over */
+	size_t nwalk_trees, nhanded;
 	size_t nsnapshot_files;   /* text files of all snapshots */
 	size_t nsnapshot_versions;  /* distinct versions among them */
 	size_t npassed_over;      /* rename sources passed over (pass_over) */
