@@ -27,10 +27,13 @@ and it saves a full-page screenshot SHOTS_DIR/NAME-WIDTH.png to look at,
 plus SHOTS_DIR/NAME-print.pdf, the page as printed; NAME is the page's
 path below the directory common to all pages given, with _ for /. A page
 given at several widths is printed once, at the last (each print would
-replace the one before). To look at them: with PIECES=N in the
-environment, also the screenshot in pieces N pixels high; with
-PRINT_SHOT=1, NAME-WIDTH-print.png under the print stylesheet. Exit 0 when
-every page is clean, 1 with the reasons otherwise.
+replace the one before). The pictures are for people, and taking them is
+most of a page's time, so without ALL_SHOTS=1 in the environment only the
+first page given is taken (at each of its widths) and printed: enough to
+know that both still work. To look at them: ALL_SHOTS=1; with PIECES=N,
+also the screenshot in pieces N pixels high; with PRINT_SHOT=1,
+NAME-WIDTH-print.png under the print stylesheet. Exit 0 when every page
+is clean, 1 with the reasons otherwise.
 
 Starting chromium costs more than checking a few pages, so a script that
 checks pages many times starts one browser for all of them: `serve SOCKET`
@@ -38,9 +41,9 @@ listens on the Unix socket SOCKET, prints "ready" once it does, and runs
 each request there with its one chromium (started at the first request,
 and again after a request that broke it) until its stdin ends; then it
 closes chromium. With STRATA_BROWSER=SOCKET in the environment the first
-form sends its arguments (and its directory, PIECES and PRINT_SHOT) to
-that server and prints what it answers, with its exit status. Each page is
-still loaded in a tab of its own.
+form sends its arguments (and its directory, PIECES, PRINT_SHOT and
+ALL_SHOTS) to that server and prints what it answers, with its exit
+status. Each page is still loaded in a tab of its own.
 """
 import base64
 import fcntl
@@ -252,7 +255,7 @@ def layout_problems(m, width):
     return bad
 
 
-def check(b, path, width, shots, name, env, pdf=True):
+def check(b, path, width, shots, name, env, pdf=True, shot=True):
     url = "file://" + os.path.abspath(path)
     target = b.send("Target.createTarget", {"url": "about:blank"})
     session = b.send("Target.attachToTarget",
@@ -282,6 +285,22 @@ def check(b, path, width, shots, name, env, pdf=True):
     bad += ["image did not load: %s" % s for s in broken or []]
     bad += layout_problems(js(LAYOUT), width)
 
+    if shot:
+        take_shots(b, session, shots, name, width, env)
+    if pdf:
+        pdf = b.send("Page.printToPDF", {"printBackground": False},
+                     session=session)
+        with open(os.path.join(shots, "%s-print.pdf" % name), "wb") as f:
+            f.write(base64.b64decode(pdf["data"]))
+
+    bad += problems_of(b.events, session)
+    b.send("Target.closeTarget", {"targetId": target["targetId"]})
+    return bad
+
+
+def take_shots(b, session, shots, name, width, env):
+    """The screenshot NAME-WIDTH.png, and those PIECES and PRINT_SHOT ask
+    for."""
     metrics = b.send("Page.getLayoutMetrics", session=session)
     size = metrics["cssContentSize"]
     # (optimizeForSpeed: the same pixels, compressed less: the encoding
@@ -320,15 +339,6 @@ def check(b, path, width, shots, name, env, pdf=True):
                   "wb") as f:
             f.write(base64.b64decode(shot["data"]))
         b.send("Emulation.setEmulatedMedia", {"media": ""}, session=session)
-    if pdf:
-        pdf = b.send("Page.printToPDF", {"printBackground": False},
-                     session=session)
-        with open(os.path.join(shots, "%s-print.pdf" % name), "wb") as f:
-            f.write(base64.b64decode(pdf["data"]))
-
-    bad += problems_of(b.events, session)
-    b.send("Target.closeTarget", {"targetId": target["targetId"]})
-    return bad
 
 
 def run(b, args, cwd, env, out):
@@ -347,16 +357,18 @@ def run(b, args, cwd, env, out):
         name = os.path.relpath(os.path.abspath(full), top)
         names.append(name.rsplit(".", 1)[0].replace(os.sep, "_"))
     failed = 0
+    every = env.get("ALL_SHOTS") == "1"
     for k, (path, full, width) in enumerate(pages):
         last = names[k] not in names[k + 1:]
+        take = every or names[k] == names[0]
         for p in check(b, full, int(width or 1280), shots, names[k], env,
-                       pdf=last):
+                       pdf=last and take, shot=take):
             print("%s@%s: %s" % (path, width or 1280, p), file=out)
             failed = 1
     return failed
 
 
-ENV = ("PIECES", "PRINT_SHOT")
+ENV = ("PIECES", "PRINT_SHOT", "ALL_SHOTS")
 
 
 def serve(path):
