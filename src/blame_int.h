@@ -205,10 +205,11 @@ struct tipfile {
  * While the walk mirrors commit c on the calling thread, another thread
  * (when --jobs allows two) reads the trees of the commits after it that
  * differ from their first parent's, as the walk will read them, into the
- * object cache (docs/design.md says what it saves and where it costs).
+ * object cache (READ_LEAD says how they share the commits).
  * It hands each commit's trees to the walk too (struct handoff): the walk
  * then takes them without searching the pack index and the cache again.
- * What it fails to read is left to the walk to report.
+ * What it fails to read is left to the walk to report. docs/design.md
+ * ("The blame engine", "More cores") gives the measures.
  */
 
 /*
@@ -237,17 +238,22 @@ struct tipfile {
  * The trees the reader read for one commit, each with a reference, for
  * the walk to take: at most HANDOFF_TREES of them and HANDOFF_BYTES in
  * all (what is over goes through the cache alone), so that the ring of
- * READ_AHEAD + 1 commits holds at most 65 x 256 KiB. Commit c's slot is
- * the reader's until it has stored `read` past c, then the walk's, if it
- * saw that before it started c, until it stores `walked` past c; the
- * reader empties a slot of what the walk left when it comes round to it
- * again, and blame_reader_stop() empties them all.
+ * HANDOFF_RING commits holds at most 65 x 256 KiB beside the cache.
+ * Commit c's slot is the reader's until it has stored `read` past c, then
+ * the walk's, if it saw that before it started c, until it stores
+ * `walked` past c (having emptied it). The reader is never more than
+ * READ_AHEAD commits ahead of the walk (reader_may_go()), and the ring
+ * has one slot more, so the two never hold one slot at once; a reader
+ * told to stop goes no further, and `stop` is set only once the walk has
+ * ended. The reader empties a slot the walk did not take when it comes
+ * round to it again, and blame_reader_stop() empties them all.
  */
 #define HANDOFF_TREES 64
 #define HANDOFF_BYTES ((size_t)256 << 10)
+#define HANDOFF_RING (READ_AHEAD + 1)
 
 struct handoff {
-	size_t commit;            /* whose trees these are */
+	size_t commit;            /* whose trees these are; SIZE_MAX: none */
 	uint32_t n;
 	size_t bytes;
 	git_oid oid[HANDOFF_TREES];
@@ -286,8 +292,9 @@ struct reader {
 	size_t path_alloc;
 	unsigned depth;          /* of the tree reader_list() is at */
 	uint32_t ahead;          /* trees read ahead for one commit */
-	struct handoff *ring;    /* READ_AHEAD + 1 slots, or NULL */
-	atomic_size_t read;      /* commits whose trees are handed over */
+	struct handoff *ring;    /* HANDOFF_RING slots, or NULL */
+	atomic_size_t read;      /* one past the last commit read (not all
+				    below it were: the reader leaps) */
 	atomic_bool read_all;    /* the reader has read what it will */
 	bool test_wait;          /* STRATA_TEST_HANDOFF: the walk waits */
 	struct handoff *slot;    /* the one the reader is filling */

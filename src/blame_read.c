@@ -107,7 +107,10 @@ static bool reader_check_tip(struct reader *R)
 	return true;
 }
 
-/* Whether the reader may read commit c's tree, or is to stop. */
+/*
+ * Whether the reader may read commit c's tree, or is to stop. (The bound
+ * is what keeps the reader off the walk's slot of the ring, HANDOFF_RING.)
+ */
 static bool reader_may_go(struct reader *R, size_t c)
 {
 	return c <= atomic_load(&R->walked) + READ_AHEAD ||
@@ -318,7 +321,7 @@ static void *reader_main(void *arg)
 			NULL;
 		reader_wait(R, c);
 		R->ahead = 0;
-		R->slot = R->ring ? &R->ring[c % (READ_AHEAD + 1)] : NULL;
+		R->slot = R->ring ? &R->ring[c % HANDOFF_RING] : NULL;
 		handoff_empty(R->slot);
 		if (R->slot)
 			R->slot->commit = c;
@@ -366,7 +369,9 @@ void blame_reader_start(struct reader *R, const struct engine *E)
 	if (E->opts->jobs >= 2 &&
 	    repository_open_handle(&R->git, E->repo) == 0) {
 		/* Without a ring the reader only warms the cache. */
-		R->ring = calloc(READ_AHEAD + 1, sizeof(*R->ring));
+		R->ring = calloc(HANDOFF_RING, sizeof(*R->ring));
+		for (size_t i = 0; R->ring && i < HANDOFF_RING; i++)
+			R->ring[i].commit = SIZE_MAX;
 		const git_oid *tip = &E->h->commits[E->h->n - 1].tree;
 
 		R->tips_listed = reader_list(R, tip, 0) == 0;
@@ -409,7 +414,7 @@ struct handoff *blame_reader_handed(struct reader *R, size_t c)
 		sched_yield();
 	if (!R->ring || atomic_load(&R->read) <= c)
 		return NULL;
-	s = &R->ring[c % (READ_AHEAD + 1)];
+	s = &R->ring[c % HANDOFF_RING];
 	return s->commit == c ? s : NULL;
 }
 
@@ -433,7 +438,7 @@ void blame_reader_stop(struct reader *R)
 	atomic_store(&R->stop, 1);
 	reader_signal(R);
 	pthread_join(R->th, NULL);
-	for (size_t i = 0; R->ring && i <= READ_AHEAD; i++)
+	for (size_t i = 0; R->ring && i < HANDOFF_RING; i++)
 		handoff_empty(&R->ring[i]);
 	free(R->ring);
 	R->ring = NULL;

@@ -19,10 +19,13 @@
  * past HOME_MAX a dropping thread frees the object itself. When the owner
  * ends, its home is closed (the list swapped for HOME_CLOSED) and what is
  * dropped later is freed where it is dropped. Homes live to the process's
- * end, on one list, since objects may outlive the thread.
+ * end, on one list, since objects may outlive the thread; a thread that
+ * starts takes a closed one over (any thread may free an object), so
+ * there are never more homes than threads that were alive at once. An
+ * object counts its header with its bytes against HOME_MAX.
  */
 #define HOME_MAX ((size_t)8 << 20)
-#define HOME_CLOSED ((struct obj *)&home_closed_mark)
+#define HOME_CLOSED (&home_closed_mark)
 
 struct odb_home {
 	_Atomic(struct obj *) back;
@@ -30,13 +33,19 @@ struct odb_home {
 	struct odb_home *next;
 };
 
-static const char home_closed_mark;
+static struct obj home_closed_mark;
 static pthread_key_t home_key;
 static bool home_key_made;
 static pthread_once_t home_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t homes_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct odb_home *homes;
 static _Thread_local struct odb_home *my_home;
+
+/* What o counts against its home's HOME_MAX (obj_drop() empties held ones). */
+static size_t obj_size(const struct obj *o)
+{
+	return sizeof(*o) + o->pub.len;
+}
 
 static void obj_release(struct obj *o)
 {
@@ -53,7 +62,7 @@ static void home_drain(struct odb_home *h, struct obj *closed_or_null)
 	while (o && o != HOME_CLOSED) {
 		struct obj *next = o->hnext;
 
-		n += o->pub.len;
+		n += obj_size(o);
 		free(o);
 		o = next;
 	}
@@ -71,7 +80,19 @@ static void home_key_make(void)
 	home_key_made = pthread_key_create(&home_key, home_close) == 0;
 }
 
-/* This thread's home, made at its first object; NULL if none can be. */
+/* Under homes_lock: a closed home, reopened for the caller, or NULL. */
+static struct odb_home *home_reopen(void)
+{
+	for (struct odb_home *h = homes; h; h = h->next) {
+		struct obj *closed = HOME_CLOSED;
+
+		if (atomic_compare_exchange_strong(&h->back, &closed, NULL))
+			return h;
+	}
+	return NULL;
+}
+
+/* This thread's home, from its first object on; NULL if it has none. */
 static struct odb_home *home_mine(void)
 {
 	struct odb_home *h = my_home;
@@ -79,16 +100,21 @@ static struct odb_home *home_mine(void)
 	if (h)
 		return h;
 	pthread_once(&home_once, home_key_make);
-	if (!home_key_made || !(h = calloc(1, sizeof(*h))))
+	if (!home_key_made)
+		return NULL;
+	pthread_mutex_lock(&homes_lock);
+	if (!(h = home_reopen()) && (h = calloc(1, sizeof(*h)))) {
+		h->next = homes;
+		homes = h;
+	}
+	pthread_mutex_unlock(&homes_lock);
+	if (!h)
 		return NULL;
 	if (pthread_setspecific(home_key, h)) {
-		free(h);
+		/* Closed again, for the next thread to take. */
+		atomic_store(&h->back, HOME_CLOSED);
 		return NULL;
 	}
-	pthread_mutex_lock(&homes_lock);
-	h->next = homes;
-	homes = h;
-	pthread_mutex_unlock(&homes_lock);
 	return my_home = h;
 }
 
@@ -102,9 +128,13 @@ static void obj_drop(struct obj *o)
 		obj_release(o);
 		return;
 	}
-	git_odb_object_free(o->held);
-	o->held = NULL;
-	if (atomic_fetch_add(&h->bytes, o->pub.len) + o->pub.len > HOME_MAX)
+	if (o->held) {
+		git_odb_object_free(o->held);
+		o->held = NULL;
+		o->pub.data = NULL;
+		o->pub.len = 0;
+	}
+	if (atomic_fetch_add(&h->bytes, obj_size(o)) + obj_size(o) > HOME_MAX)
 		goto here;
 	head = atomic_load(&h->back);
 	do {
@@ -114,7 +144,7 @@ static void obj_drop(struct obj *o)
 	} while (!atomic_compare_exchange_weak(&h->back, &head, o));
 	return;
 here:
-	atomic_fetch_sub(&h->bytes, o->pub.len);
+	atomic_fetch_sub(&h->bytes, obj_size(o));
 	free(o);
 }
 
@@ -123,9 +153,11 @@ here:
 struct obj *odb_obj_new(size_t len, git_object_t type)
 {
 	struct odb_home *h = home_mine();
+	struct obj *back = h ? atomic_load_explicit(&h->back,
+						     memory_order_relaxed) : NULL;
 	struct obj *o;
 
-	if (h && atomic_load_explicit(&h->back, memory_order_relaxed))
+	if (back && back != HOME_CLOSED)
 		home_drain(h, NULL);
 	if (len > SIZE_MAX - sizeof(*o) - 1)
 		return NULL;

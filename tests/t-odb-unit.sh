@@ -190,6 +190,27 @@ unit_build "$tmp/odb_lockwatch" "libgit2 libdeflate zlib" -O2 \
 	tests/unit/odb_test.c src/odb.c src/error.c
 T=$tmp/odb_lockwatch check "no free under the lock" "$r" 8 65536
 
+# An object is freed on the thread that made it, through a list that
+# thread empties; past 8 MiB waiting, or once that thread has ended, where
+# it is dropped (tests/unit/odb_home_test.c says the steps). Five blobs
+# of 3 MiB each, stored whole.
+unit_build "$tmp/odb_home_test" "libgit2 libdeflate zlib" -O1 \
+	-Wl,--wrap=malloc,--wrap=free tests/unit/odb_home_test.c src/odb.c \
+	src/error.c
+hr=$tmp/homes
+git init -q --bare "$hr"
+perl -e 'for my $b (1 .. 5) {
+	my $d = join "", map { "blob $b, line $_ of a big file\n" } 1 .. 100000;
+	print "blob\nmark :$b\ndata ", length($d), "\n$d\n" }' |
+	git -C "$hr" fast-import --quiet --export-marks="$tmp/homes.marks"
+blobs=$(sort -t: -k2n "$tmp/homes.marks" | cut -d' ' -f2)
+git -C "$hr" repack -q -a -d
+small=$(printf 'small\n' | git -C "$hr" hash-object -w --stdin)
+# shellcheck disable=SC2086
+"$tmp/odb_home_test" "$hr" $blobs "$small" >"$tmp/homes.out" 2>&1 ||
+	{ cat "$tmp/homes.out"; fail "odb_home_test"; }
+[ "$(cat "$tmp/homes.out")" = ok ] || fail "odb_home_test: $(cat "$tmp/homes.out")"
+
 git -C "$r" -c repack.useDeltaBaseOffset=false repack -q -a -d -f \
 	--depth=50 --window=50
 check "name deltas" "$r" 2

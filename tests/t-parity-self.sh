@@ -22,9 +22,10 @@ self() {
 	parity self HEAD
 	parity self HEAD -w
 	parity self HEAD --first-parent
-	# A few older revisions along the first-parent line, the oldest too.
+	# Older revisions along the first-parent line, the oldest too: spread
+	# out (3 and 31 commits back), each a whole tree's run of its own.
 	local c
-	for c in $(git -C self rev-list --first-parent HEAD | sed -n '2p;4p;8p;16p;$p' |
+	for c in $(git -C self rev-list --first-parent HEAD | sed -n '4p;32p;$p' |
 		sort -u); do
 		parity self "$c"
 	done

@@ -172,7 +172,7 @@ int odb_loose_parse(struct odb_object **out, const unsigned char *z,
 
 /* Drop a reference; NULL is fine. */
 void odb_object_free(struct odb_object *obj);
-/* One more reference to obj, for any thread: obj itself. */
+/* One more reference to obj (not NULL), for any thread: obj itself. */
 struct odb_object *odb_object_dup(struct odb_object *obj);
 
 /*
