@@ -2,8 +2,11 @@
 # The parity harness must fail when strata is wrong: run it against strata
 # wrapped in deliberate mistakes (a wrong commit, a missing file, an extra
 # binary, runs split, unsorted, nothing at all) and expect each to fail,
-# and the unmodified output to pass.
+# and the unmodified output to pass. And tests/run itself: a script that
+# hangs fails as timed out at TEST_LIMIT, with what it started ended, and
+# passes, skips and failures are counted on the last line.
 . "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
 
 REAL=$STRATA
 
@@ -55,5 +58,61 @@ harness() {
 	must_fail '$_ = ""'
 }
 
+# runner: tests/run, copied beside four scripts of its own: one passes,
+# one skips, one fails, one waits forever on a fifo nobody writes (and
+# starts a child that waits too). With TEST_LIMIT=3 the last fails as
+# timed out, and neither of its processes is left.
+runner() {
+	local d=$PWD/rt
+	mkdir "$d"
+	cp "$HERE/run" "$d/run"
+	printf '#!/bin/bash\necho fine\n' >"$d/t-a-pass.sh"
+	printf '#!/bin/bash\necho "skip: no reason to run"\nexit 77\n' \
+		>"$d/t-b-skip.sh"
+	printf '#!/bin/bash\necho "something broke"\nexit 3\n' >"$d/t-c-fail.sh"
+	mkfifo "$d/never"
+	cat >"$d/t-d-hang.sh" <<EOS
+#!/bin/bash
+(echo \$BASHPID >"$d/child.pid"; exec cat "$d/never") &
+echo \$\$ >"$d/hang.pid"
+exec cat "$d/never"
+EOS
+	local rc=0
+	TEST_LIMIT=3 JOBS=4 "$d/run" >"$d/out" 2>&1 || rc=$?
+	cat "$d/out"
+	[ $rc = 1 ] || { echo "tests/run exit $rc, want 1"; return 1; }
+	grep -Eqx 'ok t-a-pass \([0-9]+s\)' "$d/out" ||
+		{ echo "no ok line"; return 1; }
+	grep -qx 'skip t-b-skip (no reason to run)' "$d/out" ||
+		{ echo "no skip line"; return 1; }
+	grep -q '^FAIL t-c-fail (exit 3, ' "$d/out" ||
+		{ echo "no failure line"; return 1; }
+	grep -qx 'FAIL t-d-hang (timed out after 3s, TEST_LIMIT)' "$d/out" ||
+		{ echo "the hang is not a timeout"; return 1; }
+	[ "$(tail -n 1 "$d/out")" = "1 passed, 2 failed, 1 skipped" ] ||
+		{ echo "wrong summary"; return 1; }
+	# TERM has been sent to both; each is gone once it has run (a
+	# zombie until reaped counts as gone): up to 10 s for that.
+	local p n
+	for p in "$(cat "$d/hang.pid")" "$(cat "$d/child.pid")"; do
+		for n in $(seq 100); do
+			alive "$p" || break
+			sleep 0.1
+		done
+		if alive "$p"; then
+			echo "process $p of the hung script is still running"
+			kill -9 "$p"
+			return 1
+		fi
+	done
+}
+# alive PID: the process runs (not a zombie).
+alive() {
+	local st
+	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
 run_case harness harness
+run_case runner runner
 finish

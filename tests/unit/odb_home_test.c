@@ -94,15 +94,17 @@ static void *maker(void *arg)
 {
 	struct run *r = arg;
 	git_repository *git = NULL;
-	int step;
+	int step, last = 0;
 
 	if (git_repository_open(&git, r->path) < 0)
 		r->failed = 1;
-	for (step = 1;; step++) {
+	for (step = 1; !last; step++) {
 		pthread_mutex_lock(&r->lock);
 		while (r->step < step)
 			pthread_cond_wait(&r->moved, &r->lock);
 		pthread_mutex_unlock(&r->lock);
+		/* (once failed, it goes on through the steps reading nothing,
+		 * for main to end and say so) */
 		for (int k = 0; !r->failed && r->want[k] >= 0; k++) {
 			struct odb_object *o;
 
@@ -116,11 +118,12 @@ static void *maker(void *arg)
 			r->held[r->nheld++] = o;
 		}
 		pthread_mutex_lock(&r->lock);
+		/* Read under the lock: once done is set, main may ask for
+		 * the next step and write want[] again. */
+		last = r->want[0] < 0;
 		r->done = step;
 		pthread_cond_broadcast(&r->moved);
 		pthread_mutex_unlock(&r->lock);
-		if (r->want[0] < 0 || r->failed)
-			break;
 	}
 	git_repository_free(git);
 	return NULL;
