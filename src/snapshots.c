@@ -977,6 +977,50 @@ static void survived_commit(struct snapshots *s, const struct kept *v,
 }
 
 /*
+ * v's n cells in kept_commit_cmp()'s order, by two counting passes (a
+ * stable one by snapshot, then by commit): qsort() of the cells had been
+ * most of the stage on the synthetic history (a few million cells).
+ */
+static int kept_sort(struct kept *v, size_t n)
+{
+	size_t ncommits = 0, nsnapshots = 0, *at = NULL;
+	struct kept *tmp = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].commit >= ncommits)
+			ncommits = (size_t)v[i].commit + 1;
+		if (v[i].snapshot >= nsnapshots)
+			nsnapshots = (size_t)v[i].snapshot + 1;
+	}
+	at = malloc(util_mul((ncommits > nsnapshots ? ncommits : nsnapshots) +
+			     1, sizeof(*at)));
+	tmp = malloc(util_mul(n ? n : 1, sizeof(*tmp)));
+	if (!at || !tmp) {
+		rc = error_oom();
+		goto done;
+	}
+	memset(at, 0, (nsnapshots + 1) * sizeof(*at));
+	for (size_t i = 0; i < n; i++)
+		at[v[i].snapshot + 1]++;
+	for (size_t k = 1; k <= nsnapshots; k++)
+		at[k] += at[k - 1];
+	for (size_t i = 0; i < n; i++)
+		tmp[at[v[i].snapshot]++] = v[i];
+	memset(at, 0, (ncommits + 1) * sizeof(*at));
+	for (size_t i = 0; i < n; i++)
+		at[tmp[i].commit + 1]++;
+	for (size_t c = 1; c <= ncommits; c++)
+		at[c] += at[c - 1];
+	for (size_t i = 0; i < n; i++)
+		v[at[tmp[i].commit]++] = tmp[i];
+done:
+	free(at);
+	free(tmp);
+	return rc;
+}
+
+/*
  * survived[r][k]: for each commit of release r, the lesser of its lines
  * at r's base and at snapshot k, summed. Lines that blame moves into r
  * after its base (a merged side history, a commit re-attributed) are
@@ -1010,7 +1054,11 @@ static int survived_sum(struct snapshots *s)
 	for (size_t k = 0; k < st->kept_alloc; k++)
 		if (st->kept[k].lines)
 			v[n++] = st->kept[k];
-	qsort(v, n, sizeof(*v), kept_commit_cmp);
+	if ((rc = kept_sort(v, n)) < 0) {
+		free(v);
+		free(anc);
+		return rc;
+	}
 	while (i < n) {
 		size_t e = i, r = rel->of_commit[v[i].commit];
 
