@@ -78,7 +78,8 @@ void sha256_blocks_c(uint32_t h[8], const unsigned char *p, size_t n)
 SHA_TARGET static inline void rounds4(__m128i *abef, __m128i *cdgh,
 				      __m128i w, int i)
 {
-	__m128i wk = _mm_add_epi32(w, _mm_loadu_si128((const __m128i *)&K[4 * i]));
+	__m128i k = _mm_loadu_si128((const __m128i *)&K[4 * i]);
+	__m128i wk = _mm_add_epi32(w, k);
 
 	/* Two rounds from the low half, two from the high one; the
 	 * instruction returns ABEF, and the old ABEF is the new CDGH. */
@@ -116,12 +117,12 @@ SHA_TARGET bool sha256_blocks_x86(uint32_t h[8], const unsigned char *p,
 		/* W[t] = s1(W[t-2]) + W[t-7] + s0(W[t-15]) + W[t-16], four
 		 * at a time: w[i % 4] holds words 4(i-4) on until replaced. */
 		for (int i = 4; i < 16; i++) {
-			__m128i x = _mm_sha256msg1_epu32(w[i % 4],
-							 w[(i + 1) % 4]);
+			__m128i w16 = w[i % 4], w12 = w[(i + 1) % 4];
+			__m128i w8 = w[(i + 2) % 4], w4 = w[(i + 3) % 4];
+			__m128i x = _mm_sha256msg1_epu32(w16, w12);
 
-			x = _mm_add_epi32(x, _mm_alignr_epi8(w[(i + 3) % 4],
-							     w[(i + 2) % 4], 4));
-			w[i % 4] = _mm_sha256msg2_epu32(x, w[(i + 3) % 4]);
+			x = _mm_add_epi32(x, _mm_alignr_epi8(w4, w8, 4));
+			w[i % 4] = _mm_sha256msg2_epu32(x, w4);
 			rounds4(&abef, &cdgh, w[i % 4], i);
 		}
 		abef = _mm_add_epi32(abef, abef0);

@@ -976,6 +976,25 @@ static void survived_commit(struct snapshots *s, const struct kept *v,
 			s->based[r * s->n + k] += at_base;
 }
 
+/* A cell's key for kept_pass(): its commit, or its snapshot. */
+static uint32_t kept_key(const struct kept *c, bool by_commit)
+{
+	return by_commit ? c->commit : c->snapshot;
+}
+
+/* from[0..n) into to[], stably by the key, each below `range`. */
+static void kept_pass(struct kept *to, const struct kept *from, size_t n,
+		      size_t *at, size_t range, bool by_commit)
+{
+	memset(at, 0, (range + 1) * sizeof(*at));
+	for (size_t i = 0; i < n; i++)
+		at[kept_key(&from[i], by_commit) + 1]++;
+	for (size_t k = 1; k <= range; k++)
+		at[k] += at[k - 1];
+	for (size_t i = 0; i < n; i++)
+		to[at[kept_key(&from[i], by_commit)]++] = from[i];
+}
+
 /*
  * v's n cells in kept_commit_cmp()'s order, by two counting passes (a
  * stable one by snapshot, then by commit): qsort() of the cells had been
@@ -983,8 +1002,8 @@ static void survived_commit(struct snapshots *s, const struct kept *v,
  */
 static int kept_sort(struct kept *v, size_t n)
 {
-	size_t ncommits = 0, nsnapshots = 0, *at = NULL;
-	struct kept *tmp = NULL;
+	size_t ncommits = 0, nsnapshots = 0, *at;
+	struct kept *tmp;
 	int rc = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -998,23 +1017,10 @@ static int kept_sort(struct kept *v, size_t n)
 	tmp = malloc(util_mul(n ? n : 1, sizeof(*tmp)));
 	if (!at || !tmp) {
 		rc = error_oom();
-		goto done;
+	} else {
+		kept_pass(tmp, v, n, at, nsnapshots, false);
+		kept_pass(v, tmp, n, at, ncommits, true);
 	}
-	memset(at, 0, (nsnapshots + 1) * sizeof(*at));
-	for (size_t i = 0; i < n; i++)
-		at[v[i].snapshot + 1]++;
-	for (size_t k = 1; k <= nsnapshots; k++)
-		at[k] += at[k - 1];
-	for (size_t i = 0; i < n; i++)
-		tmp[at[v[i].snapshot]++] = v[i];
-	memset(at, 0, (ncommits + 1) * sizeof(*at));
-	for (size_t i = 0; i < n; i++)
-		at[tmp[i].commit + 1]++;
-	for (size_t c = 1; c <= ncommits; c++)
-		at[c] += at[c - 1];
-	for (size_t i = 0; i < n; i++)
-		v[at[tmp[i].commit]++] = tmp[i];
-done:
 	free(at);
 	free(tmp);
 	return rc;
