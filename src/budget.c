@@ -188,7 +188,8 @@ int budget_count(struct budget_counts *c, struct repository *repo,
  * the mirrors and its version; per line its commit in the result and in
  * its version's lines; per diff thread beyond the first its dictionary
  * and tables, which fill only with lines to hold; per snapshot its files
- * and, for survival, its commits with lines. Bytes of anonymous memory:
+ * and, for survival, a count for each commit of its history (at most
+ * the history's length). Bytes of anonymous memory:
  * the packs are mapped, page cache the kernel can take back.
  */
 uint64_t budget_estimate(const struct budget_counts *c)
@@ -202,7 +203,7 @@ uint64_t budget_estimate(const struct budget_counts *c)
 	n += c->lines * 7;
 	n += (uint64_t)(c->jobs > 1 ? c->jobs - 1 : 0) * thread;
 	n += (uint64_t)c->snapshots * c->files * 32;
-	n += (uint64_t)c->snapshots * c->commits * 16;
+	n += (uint64_t)c->snapshots * c->commits * 8;
 	return n;
 }
 

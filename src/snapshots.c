@@ -8,12 +8,14 @@
  * from its diff threads, once per file version, with every (snapshot,
  * subsystem) where that version stands. A version is counted once into a
  * small histogram over releases, which is then added to each of its
- * places under one lock: a file unchanged through 40 releases costs one
- * pass over its lines, not 40.
+ * places: a file unchanged through 40 releases costs one pass over its
+ * lines, not 40. Each snapshot's counts have a lock of their own, so
+ * that the diff threads seldom wait for each other.
  */
 #include "strata/snapshots.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,22 +50,24 @@ struct cell {
 	uint64_t lines;            /* 0: the slot is empty */
 };
 
-/* A commit's lines at one snapshot, in a hash table; lines 0: empty. */
-struct kept {
-	uint32_t snapshot, commit;
-	uint64_t lines;
+/*
+ * One snapshot's counts, under its lock: for survival, the lines of each
+ * commit of its history (indexed by commit: the history's order puts
+ * every ancestor of the snapshot's commit before it), allocated at the
+ * first count; and the rows of the composition of its (snapshot,
+ * subsystem) pairs in `dense`.
+ */
+struct kept_table {
+	pthread_mutex_t lock;
+	uint64_t *lines;           /* [commit], or NULL */
+	size_t n;                  /* commits: the snapshot's index + 1 */
 };
 
-static int kept_commit_cmp(const void *a, const void *b)
-{
-	const struct kept *x = a, *y = b;
-
-	if (x->commit != y->commit)
-		return x->commit < y->commit ? -1 : 1;
-	if (x->snapshot != y->snapshot)
-		return x->snapshot < y->snapshot ? -1 : 1;
-	return 0;
-}
+/* A run of a version's lines from one commit. */
+struct run {
+	uint32_t commit, lines;
+	size_t first_base;         /* its release's (st->first_base) */
+};
 
 /* A snapshot and a subsystem where some file stands: a key of the engine. */
 struct pair {
@@ -87,19 +91,22 @@ struct snapshots_state {
 	size_t npairs, pairs_alloc;
 	uint32_t *pair_slots;      /* open addressing: id + 1, 0 empty */
 	size_t npair_slots;
-	/* the counts (diff threads, under lock) */
+	/*
+	 * The counts (diff threads): `dense` under the lock of the pair's
+	 * snapshot, `cells` under `lock`, which also guards the choice.
+	 */
 	pthread_mutex_t lock;
-	int counting;              /* dense or cells chosen */
+	atomic_int counting;       /* dense or cells chosen */
 	uint64_t *dense;           /* [pair][release], or NULL */
 	struct cell *cells;
 	size_t ncells, cells_alloc; /* used, slots (a power of two) */
 	/*
 	 * Survival: the lines of each commit at each snapshot from its
-	 * release's base on (diff threads, under lock), and per release
+	 * release's base on (per snapshot, under its lock), and per release
 	 * the first snapshot that can be its base.
 	 */
-	struct kept *kept;
-	size_t nkept, kept_alloc;  /* used, slots (a power of two) */
+	struct kept_table *tables; /* per snapshot */
+	size_t ntables;
 	size_t *first_base;        /* per release; s->n for none */
 };
 
@@ -334,10 +341,17 @@ static int state_new(struct snapshots *s, const struct history *h,
 	st->keep = keep;
 	st->keep_payload = keep_payload;
 	pthread_mutex_init(&st->lock, NULL);
+	atomic_init(&st->counting, 0);
 	st->commits = malloc((s->n ? s->n : 1) * sizeof(*st->commits));
 	s->survival = calloc(rel->n ? rel->n : 1, sizeof(*s->survival));
-	if (!st->commits || !s->survival)
+	st->tables = calloc(s->n ? s->n : 1, sizeof(*st->tables));
+	if (!st->commits || !s->survival || !st->tables)
 		return error_oom();
+	for (; st->ntables < s->n; st->ntables++) {
+		pthread_mutex_init(&st->tables[st->ntables].lock, NULL);
+		st->tables[st->ntables].n = (size_t)s->list[st->ntables].commit
+					    + 1;
+	}
 	if ((rc = first_bases(s, rel)) < 0)
 		return rc;
 	for (size_t k = 0; k < s->n; k++) {
@@ -585,7 +599,10 @@ static int cells_grow(struct snapshots_state *st)
 	return 0;
 }
 
-/* Under st->lock; lines > 0. */
+/*
+ * Under the lock of the pair's snapshot, and st->lock too when there is
+ * no dense array; lines > 0.
+ */
 static int cell_add(struct snapshots_state *st, uint32_t pair,
 		    uint32_t release, uint64_t lines)
 {
@@ -612,19 +629,28 @@ static int cell_add(struct snapshots_state *st, uint32_t pair,
 }
 
 /*
- * Under st->lock, at the first count: the pairs are all known once the
- * walk is over, so the dense array's size is too.
+ * At the first count: the pairs are all known once the walk is over, so
+ * the dense array's size is too.
  */
 static int counting_start(struct snapshots_state *st)
 {
 	size_t nrel = st->rel->n ? st->rel->n : 1;
+	int rc = 0;
 
-	st->counting = 1;
-	if (st->npairs && st->npairs <= SNAPSHOTS_DENSE_MAX / sizeof(uint64_t) /
-					 nrel &&
-	    !(st->dense = calloc(st->npairs * nrel, sizeof(uint64_t))))
-		return error_oom();
-	return 0;
+	if (atomic_load(&st->counting))
+		return 0;
+	pthread_mutex_lock(&st->lock);
+	if (!atomic_load(&st->counting)) {
+		if (st->npairs && st->npairs <= SNAPSHOTS_DENSE_MAX /
+						sizeof(uint64_t) / nrel &&
+		    !(st->dense = calloc(st->npairs * nrel,
+					 sizeof(uint64_t))))
+			rc = error_oom();
+		else
+			atomic_store(&st->counting, 1);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return rc;
 }
 
 /* A release and its lines in one version. */
@@ -669,12 +695,16 @@ static int histogram(struct share **out, size_t *nout,
 	return 0;
 }
 
-/* The version's lines by commit, in commit order, each commit once. */
-static int commit_counts(struct kept **out, size_t *nout,
-			 const uint32_t *lines, uint32_t nlines)
+/*
+ * The version's runs of lines from one commit, in line order (a commit
+ * may have several).
+ */
+static int version_runs(struct run **out, size_t *nout,
+			const struct snapshots_state *st,
+			const uint32_t *lines, uint32_t nlines)
 {
-	struct kept *v = malloc(util_mul(nlines ? nlines : 1, sizeof(*v)));
-	size_t n = 0, k = 0;
+	struct run *v = malloc(util_mul(nlines ? nlines : 1, sizeof(*v)));
+	size_t n = 0;
 	uint32_t x = 0;
 
 	if (!v)
@@ -684,87 +714,48 @@ static int commit_counts(struct kept **out, size_t *nout,
 
 		while (e < nlines && lines[e] == lines[x])
 			e++;
-		v[n++] = (struct kept){ 0, lines[x], e - x };
+		v[n++] = (struct run){ lines[x], e - x,
+				       st->first_base[st->rel->of_commit[
+					       lines[x]]] };
 		x = e;
 	}
-	qsort(v, n, sizeof(*v), kept_commit_cmp);
-	for (size_t i = 0; i < n; i++) {
-		if (k && v[k - 1].commit == v[i].commit)
-			v[k - 1].lines += v[i].lines;
-		else
-			v[k++] = v[i];
-	}
 	*out = v;
-	*nout = k;
+	*nout = n;
 	return 0;
 }
 
-static size_t kept_slot(uint32_t snapshot, uint32_t commit, size_t n)
+/*
+ * Under the snapshot's lock: the version's commits there, for survival,
+ * and its releases in the row of the (snapshot, subsystem) pair.
+ */
+static int count_place(struct snapshots_state *st, uint32_t pair,
+		       const struct share *v, size_t n,
+		       const struct run *runs, size_t nruns)
 {
-	uint64_t x = ((uint64_t)snapshot << 32 | commit) *
-		     0x9e3779b97f4a7c15ull;
-
-	return (size_t)(x >> 32) & (n - 1);
-}
-
-static int kept_grow(struct snapshots_state *st)
-{
-	size_t na = st->kept_alloc ? st->kept_alloc * 2 : 4096;
-	struct kept *old = st->kept, *c;
-
-	if (!(c = calloc(na, sizeof(*c))))
-		return error_oom();
-	for (size_t i = 0; i < st->kept_alloc; i++) {
-		size_t k;
-
-		if (!old[i].lines)
-			continue;
-		k = kept_slot(old[i].snapshot, old[i].commit, na);
-		while (c[k].lines)
-			k = (k + 1) & (na - 1);
-		c[k] = old[i];
-	}
-	free(old);
-	st->kept = c;
-	st->kept_alloc = na;
-	return 0;
-}
-
-/* Under st->lock; lines > 0. */
-static int kept_add(struct snapshots_state *st, uint32_t snapshot,
-		    uint32_t commit, uint64_t lines)
-{
-	size_t k;
-	int rc;
-
-	if (2 * (st->nkept + 1) > st->kept_alloc &&
-	    (rc = kept_grow(st)) < 0)
-		return rc;
-	k = kept_slot(snapshot, commit, st->kept_alloc);
-	while (st->kept[k].lines && (st->kept[k].snapshot != snapshot ||
-				     st->kept[k].commit != commit))
-		k = (k + 1) & (st->kept_alloc - 1);
-	if (!st->kept[k].lines) {
-		st->kept[k] = (struct kept){ snapshot, commit, 0 };
-		st->nkept++;
-	}
-	st->kept[k].lines += lines;
-	return 0;
-}
-
-/* Under st->lock: the version's commits at one snapshot, for survival. */
-static int kept_place(struct snapshots_state *st, uint32_t snapshot,
-		      const struct kept *c, size_t nc)
-{
+	uint32_t snapshot = st->pairs[pair].snapshot;
+	struct kept_table *t = &st->tables[snapshot];
 	int rc = 0;
 
-	for (size_t j = 0; j < nc && rc == 0; j++) {
-		uint32_t r = st->rel->of_commit[c[j].commit];
-
-		if (snapshot >= st->first_base[r])
-			rc = kept_add(st, snapshot, c[j].commit, c[j].lines);
+	if (!st->dense)
+		pthread_mutex_lock(&st->lock);
+	for (size_t j = 0; j < n && rc == 0; j++)
+		rc = cell_add(st, pair, v[j].release, v[j].lines);
+	if (!st->dense)
+		pthread_mutex_unlock(&st->lock);
+	if (rc < 0)
+		return rc;
+	for (size_t j = 0; j < nruns; j++) {
+		if (snapshot < runs[j].first_base)
+			continue;
+		if (runs[j].commit >= t->n)
+			return error_set("a line of snapshot %u is from a "
+					 "commit outside its history",
+					 snapshot);
+		if (!t->lines && !(t->lines = calloc(t->n, sizeof(uint64_t))))
+			return error_oom();
+		t->lines[runs[j].commit] += runs[j].lines;
 	}
-	return rc;
+	return 0;
 }
 
 static int snapshot_lines(const uint32_t *lines, uint32_t nlines,
@@ -773,24 +764,28 @@ static int snapshot_lines(const uint32_t *lines, uint32_t nlines,
 {
 	struct snapshots_state *st = payload;
 	struct share *v = NULL;
-	struct kept *c = NULL;
-	size_t n = 0, nc = 0, i, j;
+	struct run *c = NULL;
+	size_t n = 0, nc = 0, i, first;
 	int rc;
 
 	if ((rc = histogram(&v, &n, st->rel, lines, nlines)) < 0 ||
-	    (rc = commit_counts(&c, &nc, lines, nlines)) < 0)
+	    (rc = version_runs(&c, &nc, st, lines, nlines)) < 0 ||
+	    (rc = counting_start(st)) < 0)
 		goto done;
-	pthread_mutex_lock(&st->lock);
-	if (!st->counting)
-		rc = counting_start(st);
+	/*
+	 * Each thread starts at a place of its own: a file that stands in
+	 * every snapshot would else have the threads queue at each lock in
+	 * turn.
+	 */
+	first = nat ? (size_t)((uintptr_t)lines >> 4) % nat : 0;
 	for (i = 0; i < nat && rc == 0; i++) {
-		for (j = 0; j < n && rc == 0; j++)
-			rc = cell_add(st, at[i].key, v[j].release, v[j].lines);
-		if (rc == 0)
-			rc = kept_place(st, st->pairs[at[i].key].snapshot, c,
-					nc);
+		uint32_t pair = at[(first + i) % nat].key;
+		struct kept_table *t = &st->tables[st->pairs[pair].snapshot];
+
+		pthread_mutex_lock(&t->lock);
+		rc = count_place(st, pair, v, n, c, nc);
+		pthread_mutex_unlock(&t->lock);
 	}
-	pthread_mutex_unlock(&st->lock);
 done:
 	free(v);
 	free(c);
@@ -948,82 +943,35 @@ static int ancestry(uint64_t **out, size_t *words, const struct snapshots *s)
 	return rc;
 }
 
+/* Commit c's lines at snapshot k. */
+static uint64_t kept_at(const struct snapshots_state *st, size_t k,
+			uint32_t c)
+{
+	const struct kept_table *t = &st->tables[k];
+
+	return t->lines && c < t->n ? t->lines[c] : 0;
+}
+
 /*
- * For the commits v[i, e) of one commit of release r (one per snapshot
- * where it has lines): survived[r][k] gains the lesser of its lines at
- * r's base b and at snapshot k; based[r][k] its lines at b, when
- * snapshot k's history has the commit.
+ * For commit c of release r: survived[r][k] gains the lesser of its
+ * lines at r's base b and at snapshot k; based[r][k] its lines at b,
+ * when snapshot k's history has the commit.
  */
-static void survived_commit(struct snapshots *s, const struct kept *v,
-			    size_t i, size_t e, size_t r,
+static void survived_commit(struct snapshots *s, uint32_t c, size_t r,
 			    const uint64_t *anc, size_t words)
 {
+	const struct snapshots_state *st = s->state;
 	size_t b = s->survival[r].base;
-	uint32_t c = v[i].commit;
-	uint64_t at_base = 0;
+	uint64_t at_base = kept_at(st, b, c);
 
-	for (size_t j = i; j < e; j++)
-		if (v[j].snapshot == b)
-			at_base = v[j].lines;
 	if (!at_base)
 		return;
-	for (size_t j = i; j < e; j++)
-		if (v[j].snapshot >= b)
-			s->survived[r * s->n + v[j].snapshot] +=
-				snapshots_kept(at_base, v[j].lines);
-	for (size_t k = b; k < s->n; k++)
+	for (size_t k = b; k < s->n; k++) {
+		s->survived[r * s->n + k] +=
+			snapshots_kept(at_base, kept_at(st, k, c));
 		if (!anc || history_bit(anc + k * words, c))
 			s->based[r * s->n + k] += at_base;
-}
-
-/* A cell's key for kept_pass(): its commit, or its snapshot. */
-static uint32_t kept_key(const struct kept *c, bool by_commit)
-{
-	return by_commit ? c->commit : c->snapshot;
-}
-
-/* from[0..n) into to[], stably by the key, each below `range`. */
-static void kept_pass(struct kept *to, const struct kept *from, size_t n,
-		      size_t *at, size_t range, bool by_commit)
-{
-	memset(at, 0, (range + 1) * sizeof(*at));
-	for (size_t i = 0; i < n; i++)
-		at[kept_key(&from[i], by_commit) + 1]++;
-	for (size_t k = 1; k <= range; k++)
-		at[k] += at[k - 1];
-	for (size_t i = 0; i < n; i++)
-		to[at[kept_key(&from[i], by_commit)]++] = from[i];
-}
-
-/*
- * v's n cells in kept_commit_cmp()'s order, by two counting passes (a
- * stable one by snapshot, then by commit): qsort() of the cells had been
- * most of the stage on the synthetic history (a few million cells).
- */
-static int kept_sort(struct kept *v, size_t n)
-{
-	size_t ncommits = 0, nsnapshots = 0, *at;
-	struct kept *tmp;
-	int rc = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].commit >= ncommits)
-			ncommits = (size_t)v[i].commit + 1;
-		if (v[i].snapshot >= nsnapshots)
-			nsnapshots = (size_t)v[i].snapshot + 1;
 	}
-	at = malloc(util_mul((ncommits > nsnapshots ? ncommits : nsnapshots) +
-			     1, sizeof(*at)));
-	tmp = malloc(util_mul(n ? n : 1, sizeof(*tmp)));
-	if (!at || !tmp) {
-		rc = error_oom();
-	} else {
-		kept_pass(tmp, v, n, at, nsnapshots, false);
-		kept_pass(v, tmp, n, at, ncommits, true);
-	}
-	free(at);
-	free(tmp);
-	return rc;
 }
 
 /*
@@ -1043,38 +991,23 @@ static int survived_sum(struct snapshots *s)
 	const struct releases *rel = st->rel;
 	size_t cells = util_mul(s->nreleases ? s->nreleases : 1, s->n);
 	uint64_t *anc = NULL;
-	size_t n = 0, i = 0, words;
-	struct kept *v;
+	size_t words;
 	int rc;
 
 	if ((rc = ancestry(&anc, &words, s)) < 0)
 		return rc;
 	s->survived = calloc(cells, sizeof(*s->survived));
 	s->based = calloc(cells, sizeof(*s->based));
-	v = malloc(util_mul(st->nkept ? st->nkept : 1, sizeof(*v)));
-	if (!s->survived || !s->based || !v) {
-		free(v);
+	if (!s->survived || !s->based) {
 		free(anc);
 		return error_oom();
 	}
-	for (size_t k = 0; k < st->kept_alloc; k++)
-		if (st->kept[k].lines)
-			v[n++] = st->kept[k];
-	if ((rc = kept_sort(v, n)) < 0) {
-		free(v);
-		free(anc);
-		return rc;
-	}
-	while (i < n) {
-		size_t e = i, r = rel->of_commit[v[i].commit];
+	for (uint32_t c = 0; c < st->h->n; c++) {
+		size_t r = rel->of_commit[c];
 
-		while (e < n && v[e].commit == v[i].commit)
-			e++;
 		if (s->survival[r].base != SNAPSHOT_NONE)
-			survived_commit(s, v, i, e, r, anc, words);
-		i = e;
+			survived_commit(s, c, r, anc, words);
 	}
-	free(v);
 	free(anc);
 	return 0;
 }
@@ -1166,7 +1099,11 @@ static void state_free(struct snapshots_state *st)
 	free(st->pair_slots);
 	free(st->dense);
 	free(st->cells);
-	free(st->kept);
+	for (size_t k = 0; k < st->ntables; k++) {
+		free(st->tables[k].lines);
+		pthread_mutex_destroy(&st->tables[k].lock);
+	}
+	free(st->tables);
 	free(st->first_base);
 	free(st->commits);
 	pthread_mutex_destroy(&st->lock);
