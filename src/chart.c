@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "strata/cycle.h"
@@ -160,7 +161,9 @@ done:
  * Test-only: STRATA_TEST_CHART_FAIL=NAME:PPID, PPID the id of the
  * report process's parent, makes chart NAME fail in whichever process
  * draws it ("test failure of chart 'NAME'"); NAME! kills that process
- * (SIGKILL) instead. Any other value is ignored.
+ * (SIGKILL) instead. Any other value is ignored. With the hook, the
+ * processes take the charts by turns (emit k is part k % parts's), not
+ * as they come for them, so that which one draws NAME is known.
  */
 static const char *test_fail_hook(void)
 {
@@ -173,6 +176,23 @@ static const char *test_fail_hook(void)
 	memcpy(name, v, n);
 	name[n] = '\0';
 	return name;
+}
+
+/*
+ * Test-only: STRATA_TEST_CHART_TRACE=FILE:PPID makes each process that
+ * draws append "PART NAME" to FILE for each chart it draws.
+ */
+static const char *test_trace_hook(void)
+{
+	static char path[512];
+	size_t n;
+	const char *v = util_test_hook("STRATA_TEST_CHART_TRACE", &n);
+
+	if (!v || !n || n >= sizeof(path))
+		return NULL;
+	memcpy(path, v, n);
+	path[n] = '\0';
+	return path;
 }
 
 /* The most processes that draw: more cost memory and gain little. */
@@ -223,6 +243,18 @@ static int draw_child(void *arg)
  */
 #define FORK_WANTS_ONE_THREAD UTIL_ASAN
 
+/* A counter the drawing processes share, or NULL (each takes every n-th). */
+static atomic_size_t *shared_counter(void)
+{
+	void *p = mmap(NULL, sizeof(atomic_size_t), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	atomic_init((atomic_size_t *)p, 0);
+	return p;
+}
+
 /*
  * draw_part() in draw_processes() processes: children for parts 1 and
  * on, forked before this process opens a font (chart_proc.c says why),
@@ -238,6 +270,8 @@ static int draw_parts(struct charts *x, unsigned jobs)
 	/* (Its error, if any, is chart_cycle()'s to report.) */
 	if (x->parts > 1 && FORK_WANTS_ONE_THREAD)
 		(void)cycle_wait(x->t->cycle);
+	/* The test hook wants to know which process draws a chart. */
+	x->claims = x->parts > 1 && !x->fail ? shared_counter() : NULL;
 	for (k = 1; k < x->parts; k++)
 		kids[k - 1].pid = -1;
 	for (k = 1; !rc && k < x->parts; k++) {
@@ -253,6 +287,9 @@ static int draw_parts(struct charts *x, unsigned jobs)
 			rc = crc;
 	}
 	x->parts = 1;
+	if (x->claims)
+		munmap(x->claims, sizeof(*x->claims));
+	x->claims = NULL;
 	return rc;
 }
 
@@ -281,6 +318,7 @@ int chart_write_all(const char *img_dir, const struct tally *full,
 	x.h = o->height;
 	x.nrel = chart_released_count(t);
 	x.fail = test_fail_hook();
+	x.trace = test_trace_hook();
 	if ((rc = names_new(&x.names, full)) < 0 ||
 	    (rc = chart_rows_build(&x.rows, t, chart_rows_max(o->height))) ||
 	    (rc = chart_groups_build(&x.groups, t, CHART_MAX_BARS)))

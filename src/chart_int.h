@@ -32,6 +32,8 @@
 
 #include <cairo.h>
 #include <pango/pangocairo.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -143,10 +145,19 @@ struct charts {
 	double spare;           /* of the last render */
 	struct chart_groups groups;
 	const struct tally *full;   /* t before the view left releases out */
-	unsigned part, parts;   /* this process draws emit k if k % parts
-				   == part (chart_proc.c) */
+	unsigned part, parts;   /* this process's, of the processes drawing */
 	size_t emits;           /* chart_emit() calls so far */
+	/*
+	 * With parts > 1, the charts are handed out as the processes come
+	 * for them: *claims (shared by all of them) counts the emits taken,
+	 * and this process draws emit `mine` next (chart_emit_fit()).
+	 * Without shared memory, emit k is part k % parts's.
+	 */
+	atomic_size_t *claims;
+	size_t mine;
+	bool claimed;
 	const char *fail;       /* test hook: the chart to fail (chart.c) */
+	const char *trace;      /* test hook: the file of charts drawn */
 };
 
 /* ---- chart_proc.c --------------------------------------------------- */

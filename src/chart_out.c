@@ -9,12 +9,14 @@
 
 #include <cairo-svg.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <math.h>
 #include <libdeflate.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "strata/error.h"
 #include "strata/util.h"
@@ -376,6 +378,27 @@ static int test_fail(const struct charts *x, const char *name)
 }
 
 /*
+ * chart_write_all()'s other test hook (x->trace): "PART NAME" appended to
+ * the file for each chart this process draws, in one write.
+ */
+static void test_trace(const struct charts *x, const char *name)
+{
+	char line[256];
+	int n, fd;
+
+	if (!x->trace)
+		return;
+	n = snprintf(line, sizeof(line), "%u %s\n", x->part, name);
+	fd = open(x->trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return;
+	/* (A test's file: a failed write shows there.) */
+	if (n > 0 && (size_t)n < sizeof(line))
+		(void)!write(fd, line, (size_t)n);
+	close(fd);
+}
+
+/*
  * A chart that can shrink (c->spare) is drawn once without output to
  * learn its height: x->h less what it would leave unused.
  */
@@ -398,6 +421,30 @@ static int fit_height(struct charts *x, const char *name, draw_fn fn,
  * a phone, NAME@narrow.svg drawn CHART_NARROW_WIDTH wide for one. With
  * `fit`, each as high as its content needs, up to the height asked for.
  */
+/*
+ * Whether this process draws the next emit: the one it has taken, or
+ * (when it has none) the next no process has taken. Every process makes
+ * the same emits in the same order and takes them in increasing order,
+ * so each is drawn once, by whichever process came for it first.
+ */
+static bool chart_mine(struct charts *x)
+{
+	size_t k = x->emits++;
+
+	if (x->parts <= 1)
+		return true;
+	if (!x->claims)
+		return k % x->parts == x->part;
+	if (!x->claimed) {
+		x->mine = atomic_fetch_add(x->claims, 1);
+		x->claimed = true;
+	}
+	if (x->mine != k)
+		return false;
+	x->claimed = false;
+	return true;
+}
+
 int chart_emit_fit(struct charts *x, const char *name, draw_fn fn,
 		   const void *arg, int fit)
 {
@@ -405,10 +452,11 @@ int chart_emit_fit(struct charts *x, const char *name, draw_fn fn,
 	int rc;
 
 	/* Another process's chart (chart_write_all()). */
-	if (x->parts > 1 && x->emits++ % x->parts != x->part)
+	if (!chart_mine(x))
 		return 0;
 	if ((rc = test_fail(x, name)) < 0)
 		return rc;
+	test_trace(x, name);
 	if ((fit && (rc = fit_height(x, name, fn, arg))) ||
 	    (rc = emit_svg(x, name, ".svg", fn, arg)) ||
 	    (rc = emit_png(x, name, 1, fn, arg)) ||

@@ -1,11 +1,11 @@
 #!/bin/bash
 # Publishing DIR: built beside it and swapped in, so a failed or killed run
 # leaves the previous report whole; files strata did not write are never
-# deleted or replaced; a foreign non-empty DIR needs --force. A
-# With --jobs N the charts are drawn by up to 4 processes (chart_proc.c):
-# the same files as one draws. A chart that fails or a drawer that dies,
-# in a child or in the report process, fails the run with one line and
-# leaves DIR as it was (STRATA_TEST_CHART_FAIL, src/chart.c).
+# deleted or replaced; a foreign non-empty DIR needs --force. With
+# --jobs N the charts are drawn by up to 4 processes (chart_proc.c), each
+# chart once: the same files as one draws. A chart that fails or a drawer
+# that dies, in a child or in the report process, fails the run with one
+# line and leaves DIR as it was (STRATA_TEST_CHART_FAIL, src/chart.c).
 # many_releases DIR N: a repository of N releases v1..vN, each adding and
 # changing lines, so that the history's charts are worth other processes
 # (src/chart.c, CHART_FORK_MIN_WORK: snapshots x releases >= 600). Written
@@ -29,12 +29,21 @@ many_releases() {
 drawn_apart() {
 	local j name me=$BASHPID REPO=$PWD/many
 	many_releases many 26
-	report "$REPO" --out one --jobs 1
+	STRATA_TEST_CHART_TRACE="$PWD/trace1:$me" report "$REPO" --out one --jobs 1
+	cut -d' ' -f2 trace1 | sort >charts1
+	[ "$(cut -d' ' -f1 trace1 | sort -u)" = 0 ] || { echo "one job, other parts"; return 1; }
 	for j in 2 3 7; do
-		report "$REPO" --out "j$j" --jobs "$j"
+		STRATA_TEST_CHART_TRACE="$PWD/trace$j:$me" \
+			report "$REPO" --out "j$j" --jobs "$j"
 		diff -r one/img "j$j/img" || { echo "--jobs $j drew other charts"; return 1; }
 		diff -r one/data "j$j/data" -x report.json ||
 			{ echo "--jobs $j wrote other data"; return 1; }
+		# Each chart drawn once, by one of min(j, 4) processes, which
+		# take them as they come (src/chart_out.c, chart_mine()).
+		cut -d' ' -f2 "trace$j" | sort | diff charts1 - ||
+			{ echo "--jobs $j: charts drawn twice or not at all"; return 1; }
+		cut -d' ' -f1 "trace$j" | sort -u | grep -vqx "[0-$(( (j < 4 ? j : 4) - 1 ))]" &&
+			{ echo "--jobs $j: a part out of range"; return 1; }
 	done
 	[ "$(find one/img -name '*.png' | wc -l)" -gt 20 ] || { echo "few charts"; return 1; }
 	cp -a one rep
