@@ -529,20 +529,22 @@ static struct util_stages run_stages;
 
 static void print_stages(void)
 {
-	double total = 0;
+	double total = 0, cpu = 0;
 	size_t i;
 
-	fprintf(stderr, "strata: stage: wall time, peak memory of the "
-		"process so far\n");
+	fprintf(stderr, "strata: stage: wall time, CPU time (threads and "
+		"drawing processes), peak memory of the process so far\n");
 	for (i = 0; i < run_stages.n; i++) {
 		const struct util_stage *s = &run_stages.v[i];
 
 		total += s->seconds;
-		fprintf(stderr, "strata: stage %-9s %8.2f s %9.1f MiB\n",
-			s->name, s->seconds, (double)s->peak_kib / 1024.0);
+		cpu += s->cpu;
+		fprintf(stderr, "strata: stage %-9s %8.2f s %8.2f s CPU "
+			"%9.1f MiB\n", s->name, s->seconds, s->cpu,
+			(double)s->peak_kib / 1024.0);
 	}
-	fprintf(stderr, "strata: stage %-9s %8.2f s %9.1f MiB\n", "total",
-		total, (double)util_peak_kib() / 1024.0);
+	fprintf(stderr, "strata: stage %-9s %8.2f s %8.2f s CPU %9.1f MiB\n",
+		"total", total, cpu, (double)util_peak_kib() / 1024.0);
 }
 
 /*
@@ -942,7 +944,6 @@ static int run(struct options *o)
 	progress_end(&prog);
 	if (rc == 0) {
 		util_stages_append(&run_stages, &b->stages);
-		run_stages.start = b->stages.start;
 	}
 	if (rc == 0 && snap) {
 		rc = snapshots_finish(snap);

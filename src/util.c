@@ -289,15 +289,34 @@ size_t util_peak_kib(void)
 	return (size_t)ru.ru_maxrss;
 }
 
+static double tv_seconds(struct timeval t)
+{
+	return (double)t.tv_sec + (double)t.tv_usec / 1e6;
+}
+
+double util_cpu_seconds(void)
+{
+	struct rusage self, kids;
+
+	if (getrusage(RUSAGE_SELF, &self) < 0 ||
+	    getrusage(RUSAGE_CHILDREN, &kids) < 0)
+		return 0;
+	return tv_seconds(self.ru_utime) + tv_seconds(self.ru_stime) +
+	       tv_seconds(kids.ru_utime) + tv_seconds(kids.ru_stime);
+}
+
 void util_stages_start(struct util_stages *s)
 {
 	s->n = 0;
 	clock_gettime(CLOCK_MONOTONIC, &s->start);
+	s->cpu_start = util_cpu_seconds();
 }
 
 void util_stages_end(struct util_stages *s, const char *name)
 {
 	struct timespec now;
+
+	double cpu = util_cpu_seconds();
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (s->n < UTIL_STAGES_MAX) {
@@ -305,10 +324,12 @@ void util_stages_end(struct util_stages *s, const char *name)
 		s->v[s->n].seconds = (double)(now.tv_sec - s->start.tv_sec) +
 				     (double)(now.tv_nsec - s->start.tv_nsec) /
 				     1e9;
+		s->v[s->n].cpu = cpu - s->cpu_start;
 		s->v[s->n].peak_kib = util_peak_kib();
 		s->n++;
 	}
 	s->start = now;
+	s->cpu_start = cpu;
 }
 
 void util_stages_append(struct util_stages *to,
@@ -316,6 +337,8 @@ void util_stages_append(struct util_stages *to,
 {
 	for (size_t i = 0; i < from->n && to->n < UTIL_STAGES_MAX; i++)
 		to->v[to->n++] = from->v[i];
+	to->start = from->start;
+	to->cpu_start = from->cpu_start;
 }
 
 /* ---- an intrusive LRU list -------------------------------------------- */

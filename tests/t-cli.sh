@@ -255,9 +255,9 @@ progress_quiet() {
 	grep -q "commits" err
 }
 
-# --verbose ends with each stage's wall time and the process's peak memory
-# so far, in the order the stages ran: the peaks never go down, the total
-# is their sum, and each command has its own stages.
+# --verbose ends with each stage's wall time, CPU time and the process's
+# peak memory so far, in the order the stages ran: the peaks never go
+# down, the totals are the sums, and each command has its own stages.
 verbose_stages() {
 	sample
 	"$STRATA" blame r --verbose >/dev/null 2>err
@@ -266,26 +266,33 @@ verbose_stages() {
 	stages_are "history releases budget walk mark diffs result tally table" err
 	"$STRATA" report r --out rep --history releases --verbose --quiet 2>err
 	stages_are "history releases budget walk mark diffs result snapshots cycle tally publish" err
+	# Drawing the charts takes tens of milliseconds of CPU at least.
+	awk '$3 == "publish" && $6 > 0.01 { ok = 1 } END { exit !ok }' err ||
+		{ grep publish err; return 1; }
 	"$STRATA" table r --cycle --verbose >/dev/null 2>err
 	stages_are "history releases budget walk mark diffs result cycle tally table" err
 }
 
 # stages_are "NAME..." FILE: the stage lines of FILE are those, then total.
 stages_are() {
-	grep -qx 'strata: stage: wall time, peak memory of the process so far' "$2"
+	grep -qx 'strata: stage: wall time, CPU time (threads and drawing processes), peak memory of the process so far' "$2"
 	awk -v want="$1 total" '
 		/^strata: stage [a-z]/ {
-			if (NF != 7 || $5 != "s" || $7 != "MiB" ||
-			    $4 !~ /^[0-9]+\.[0-9][0-9]$/ ||
-			    $6 !~ /^[0-9]+\.[0-9]$/ || $6 < peak || $6 < 1) {
+			if (NF != 10 || $5 != "s" || $7 != "s" || $8 != "CPU" ||
+			    $10 != "MiB" || $4 !~ /^[0-9]+\.[0-9][0-9]$/ ||
+			    $6 !~ /^[0-9]+\.[0-9][0-9]$/ ||
+			    $9 !~ /^[0-9]+\.[0-9]$/ || $9 < peak || $9 < 1) {
 				print "bad stage line: " $0; bad = 1
 			}
-			peak = $6
+			peak = $9
 			got = got (got ? " " : "") $3
-			if ($3 != "total")
+			if ($3 != "total") {
 				sum += $4
-			else if ($4 - sum > 0.011 * NR || sum - $4 > 0.011 * NR) {
+				cpu += $6
+			} else if ($4 - sum > 0.011 * NR || sum - $4 > 0.011 * NR) {
 				print "total " $4 " is not the sum " sum; bad = 1
+			} else if ($6 - cpu > 0.011 * NR || cpu - $6 > 0.011 * NR) {
+				print "total CPU " $6 " is not the sum " cpu; bad = 1
 			}
 		}
 		END {

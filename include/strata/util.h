@@ -153,6 +153,7 @@ struct util_num util_share(uint64_t part, uint64_t whole);
 struct util_stage {
 	const char *name;       /* a string literal */
 	double seconds;
+	double cpu;             /* seconds of CPU (util_cpu_seconds()) */
 	size_t peak_kib;
 };
 
@@ -162,10 +163,17 @@ struct util_stages {
 	struct util_stage v[UTIL_STAGES_MAX];
 	size_t n;
 	struct timespec start;  /* of the stage under way */
+	double cpu_start;
 };
 
 /* The process's peak resident memory so far, in KiB. */
 size_t util_peak_kib(void);
+
+/*
+ * The CPU time, user and system, of the process's threads and of the
+ * children it has waited for, so far.
+ */
+double util_cpu_seconds(void);
 
 /* The first stage starts now. */
 void util_stages_start(struct util_stages *s);
@@ -173,7 +181,10 @@ void util_stages_start(struct util_stages *s);
 /* The stage under way, `name`, ends now and the next one starts. */
 void util_stages_end(struct util_stages *s, const char *name);
 
-/* Append the stages of `from` (ended elsewhere) to `to`. */
+/*
+ * Append the stages of `from` (ended elsewhere) to `to`, whose next stage
+ * starts where from's last ended.
+ */
 void util_stages_append(struct util_stages *to,
 			const struct util_stages *from);
 
