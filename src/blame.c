@@ -139,7 +139,7 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 	 */
 	if ((rc = blame_tip_roots(&E, &R, &M, &tips, &ntips)) < 0 ||
 	    (rc = blame_mark_needed(&M, &E)) < 0 ||
-	    (rc = blame_snapset_finish(&E, res)) < 0 ||
+	    (rc = blame_snapset_finish(&E)) < 0 ||
 	    (rc = blame_snapshot_roots(&E, &M)) < 0 ||
 	    (rc = blame_mark_needed(&M, &E)) < 0)
 		goto done;
@@ -159,6 +159,7 @@ int blame_tree(struct blame_result **out, struct repository *repo,
 		goto done;
 	}
 	util_stages_end(&stages, "diffs");
+	blame_snapset_count(&E.S, res);
 	odb_stats(&st, repo->odb);
 	res->nreads = st.reads;
 	res->ncached = st.hits;

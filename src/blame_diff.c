@@ -261,7 +261,9 @@ static int evaluate_group(const struct evaluation *X, size_t g,
 		}
 		if ((rc = evaluate(v, *taken)) < 0)
 			return rc;
-		if (v->snap && (rc = blame_snapset_report(X->S, X->opts, v)) < 0)
+		/* (A snapshot's file found binary in stage 2 counts nothing.) */
+		if (v->snap && v->text &&
+		    (rc = blame_snapset_report(X->S, X->opts, v)) < 0)
 			return rc;
 		/* A snapshot's file that nothing reads: its lines are told. */
 		if (!v->pending && !v->output) {
@@ -385,6 +387,22 @@ static int keep_hunks(struct origin *o, const struct diff_result *dr)
 }
 
 /*
+ * Whether v is a snapshot's file whose check for text was left to its
+ * diff (blame_snapset_finish()): a version the tip needs, whose blob is
+ * read here anyway.
+ */
+static bool text_later(const struct version *v)
+{
+	return v->snap && !v->text_known;
+}
+
+static void text_told(struct version *v, bool text)
+{
+	v->text = text;
+	v->text_known = 1;
+}
+
+/*
  * Without -w and outside ignored commits, the diffs need only the lines
  * of the blobs, which diff_stored() numbers from the pack's deltas.
  */
@@ -393,13 +411,13 @@ static int diff_version_stored(struct version *v, struct odb *db,
 {
 	uint32_t k;
 	int rc;
+	bool text;
 
 	if (!v->norigins) {
 		if ((rc = diff_stored_lines(&v->nlines, db, git,
 					    &v->oid)) < 0)
 			return rc;
 		v->counted = 1;
-		return 0;
 	}
 	for (k = 0; k < v->norigins; k++) {
 		struct origin *o = &v->origins[k];
@@ -408,6 +426,12 @@ static int diff_version_stored(struct version *v, struct odb *db,
 				      NULL)) < 0 ||
 		    (rc = keep_hunks(o, dr)) < 0)
 			return rc;
+	}
+	if (text_later(v)) {
+		if ((rc = diff_stored_text(&text, db, git, &v->oid,
+					   BLAME_TEXT_PREFIX)) < 0)
+			return rc;
+		text_told(v, text);
 	}
 	return 0;
 }
@@ -430,6 +454,8 @@ static int diff_version(struct version *v, struct odb *db,
 		return rc;
 	t = (const char *)tb->data;
 	tlen = tb->len;
+	if (text_later(v))
+		text_told(v, tlen <= ODB_MAX_OBJECT && blame_is_text(t, tlen));
 	/*
 	 * A version with an origin has as many lines as it, give or take
 	 * the hunks: counted in stage 3, not here on every blob.

@@ -129,8 +129,9 @@ static inline enum kind kind_of(uint32_t mode)
 /*
  * The snapshots' files: each (version, snapshot, key) where a regular file
  * stands in a snapshot's tree. Listed during the walk; after it, only the
- * text files are kept, sorted by the versions' creation order, so that
- * stage 3 finds a version's places by its seq.
+ * text files are kept (and those stage 2 is to tell: text_known 0),
+ * sorted by the versions' creation order, so that stage 3 finds a
+ * version's places by its seq.
  */
 struct snapfile {
 	struct version *v;
@@ -144,7 +145,6 @@ struct snapset {
 	size_t next;              /* the next of order[] to list */
 	uint32_t *seq;            /* after the walk: f[i].v->seq, ascending */
 	struct blame_snapshot_file *at;  /* and f[i]'s place */
-	size_t nversions;         /* distinct versions among them */
 };
 
 /*
@@ -398,7 +398,8 @@ bool blame_tip_wanted(const struct blame_options *o, uint32_t mode,
 int blame_snapset_init(struct engine *E);
 void blame_snapset_release(struct snapset *S, struct pool *P);
 int blame_snapset_take(struct engine *E, uint32_t c);
-int blame_snapset_finish(struct engine *E, struct blame_result *res);
+int blame_snapset_finish(struct engine *E);
+void blame_snapset_count(const struct snapset *S, struct blame_result *res);
 int blame_snapset_report(const struct snapset *S,
 			 const struct blame_options *o,
 			 const struct version *v);

@@ -241,8 +241,13 @@ done:
 	return rc;
 }
 
-/* Whether each snapshot file's blob is text, where the tip's check did not
- * tell already: each distinct version read once. */
+/*
+ * Whether each snapshot file's blob is text, where the tip's check did not
+ * tell already: each distinct version read once. A version the tip's
+ * files need is left to stage 2, which reads its blob anyway (text_later()
+ * in blame_diff.c): on a history whose files mostly live on, that is
+ * nearly all of them.
+ */
 static int snapset_check_text(struct engine *E)
 {
 	struct snapset *S = &E->S;
@@ -258,7 +263,7 @@ static int snapset_check_text(struct engine *E)
 	for (i = 0; i < S->n; i++) {
 		struct version *v = S->f[i].v;
 
-		if (v->text_known)
+		if (v->text_known || v->needed)
 			continue;
 		v->text_known = 1;      /* listed once; told below */
 		todo[n].path = NULL;
@@ -278,8 +283,11 @@ done:
 	return rc;
 }
 
-/* Keep the snapshots' text files, in creation order of their versions. */
-int blame_snapset_finish(struct engine *E, struct blame_result *res)
+/*
+ * Keep the snapshots' text files, and those to be told in stage 2, in
+ * creation order of their versions.
+ */
+int blame_snapset_finish(struct engine *E)
 {
 	struct snapset *S = &E->S;
 	size_t i, k = 0;
@@ -290,10 +298,12 @@ int blame_snapset_finish(struct engine *E, struct blame_result *res)
 	if ((rc = snapset_check_text(E)) < 0)
 		return rc;
 	for (i = 0; i < S->n; i++) {
-		if (S->f[i].v->text)
+		struct version *v = S->f[i].v;
+
+		if (v->text || !v->text_known)
 			S->f[k++] = S->f[i];
 		else
-			blame_version_decref(&E->pool, S->f[i].v);
+			blame_version_decref(&E->pool, v);
 	}
 	S->n = k;
 	if (!k)
@@ -305,13 +315,23 @@ int blame_snapset_finish(struct engine *E, struct blame_result *res)
 	for (i = 0; i < k; i++) {
 		S->at[i].snapshot = S->f[i].snapshot;
 		S->at[i].key = S->f[i].key;
-		if (!i || S->f[i].v != S->f[i - 1].v)
-			S->nversions++;
 		S->f[i].v->snap = 1;
 	}
-	res->nsnapshot_files = k;
-	res->nsnapshot_versions = S->nversions;
 	return 0;
+}
+
+/* After stage 2, which told the rest: the snapshots' text files, counted. */
+void blame_snapset_count(const struct snapset *S, struct blame_result *res)
+{
+	for (size_t i = 0; i < S->n; i++) {
+		const struct version *v = S->f[i].v;
+
+		if (!v->text)
+			continue;
+		res->nsnapshot_files++;
+		if (!i || v != S->f[i - 1].v)
+			res->nsnapshot_versions++;
+	}
 }
 
 /* Stage 3's hand-over of a snapshot version's lines to the caller. */

@@ -211,6 +211,36 @@ int diff_stored_lines(uint32_t *out, struct odb *db, git_repository *git,
 	return rc;
 }
 
+/* Whether t's first `prefix` bytes hold a NUL: their lines' text. */
+static bool table_has_nul(const struct dict *d, const struct table *t,
+			  size_t prefix)
+{
+	for (uint32_t i = 0; i < t->n && t->off[i] < prefix; i++) {
+		size_t end = t->off[i + 1] < prefix ? t->off[i + 1] : prefix;
+
+		if (memchr(diff_line_text(d, t, i), 0, end - t->off[i]))
+			return true;
+	}
+	return false;
+}
+
+int diff_stored_text(bool *out, struct odb *db, git_repository *git,
+		     const git_oid *oid, size_t prefix)
+{
+	struct table *t;
+	struct ctx *c;
+	int rc;
+
+	if (!(c = diff_ctx_get()))
+		return error_oom();
+	diff_dict_start(c, false);
+	if ((rc = diff_stored_table(c, db, git, oid, NULL, &t)) == 0)
+		*out = t->len > 0 && t->len <= ODB_MAX_OBJECT &&
+		       !table_has_nul(&c->dict, t, prefix);
+	diff_ctx_put(c);
+	return rc;
+}
+
 void diff_result_release(struct diff_result *r)
 {
 	free(r->hunks);

@@ -9,6 +9,7 @@
 #ifndef STRATA_DIFF_H
 #define STRATA_DIFF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <git2.h>
@@ -83,6 +84,15 @@ int diff_stored(struct diff_result *out, struct odb *db, git_repository *git,
 /* The line count of blob `oid`, as diff_stored() numbers it. */
 int diff_stored_lines(uint32_t *out, struct odb *db, git_repository *git,
 		      const git_oid *oid);
+
+/*
+ * Whether blob `oid` is text as blame_is_text_blob() says: not empty,
+ * no NUL in its first `prefix` bytes, at most ODB_MAX_OBJECT bytes; read
+ * off the lines diff_stored() numbers (the calling thread's, when it has
+ * just diffed the blob).
+ */
+int diff_stored_text(bool *out, struct odb *db, git_repository *git,
+		     const git_oid *oid, size_t prefix);
 
 void diff_result_release(struct diff_result *r);
 
