@@ -943,32 +943,32 @@ static int ancestry(uint64_t **out, size_t *words, const struct snapshots *s)
 	return rc;
 }
 
-/* Commit c's lines at snapshot k. */
-static uint64_t kept_at(const struct snapshots_state *st, size_t k,
-			uint32_t c)
-{
-	const struct kept_table *t = &st->tables[k];
-
-	return t->lines && c < t->n ? t->lines[c] : 0;
-}
-
 /*
- * For commit c of release r: survived[r][k] gains the lesser of its
- * lines at r's base b and at snapshot k; based[r][k] its lines at b,
- * when snapshot k's history has the commit.
+ * For snapshot k: survived[r][k] gains, for each commit of release r
+ * whose base b is k or before, the lesser of its lines at b and at k;
+ * based[r][k] its lines at b, when snapshot k's history has the commit.
+ * A pass down k's counts and b's, in commit order.
  */
-static void survived_commit(struct snapshots *s, uint32_t c, size_t r,
-			    const uint64_t *anc, size_t words)
+static void survived_at(struct snapshots *s, size_t k, const uint64_t *anc,
+			size_t words)
 {
 	const struct snapshots_state *st = s->state;
-	size_t b = s->survival[r].base;
-	uint64_t at_base = kept_at(st, b, c);
+	const struct kept_table *t = &st->tables[k];
+	const uint32_t *of = st->rel->of_commit;
 
-	if (!at_base)
-		return;
-	for (size_t k = b; k < s->n; k++) {
-		s->survived[r * s->n + k] +=
-			snapshots_kept(at_base, kept_at(st, k, c));
+	for (uint32_t c = 0; c < st->h->n; c++) {
+		size_t r = of[c], b = s->survival[r].base;
+		const struct kept_table *tb;
+		uint64_t at_base, now;
+
+		if (b == SNAPSHOT_NONE || b > k)
+			continue;
+		tb = &st->tables[b];
+		at_base = tb->lines && c < tb->n ? tb->lines[c] : 0;
+		if (!at_base)
+			continue;
+		now = t->lines && c < t->n ? t->lines[c] : 0;
+		s->survived[r * s->n + k] += snapshots_kept(at_base, now);
 		if (!anc || history_bit(anc + k * words, c))
 			s->based[r * s->n + k] += at_base;
 	}
@@ -987,8 +987,6 @@ static void survived_commit(struct snapshots *s, uint32_t c, size_t r,
  */
 static int survived_sum(struct snapshots *s)
 {
-	struct snapshots_state *st = s->state;
-	const struct releases *rel = st->rel;
 	size_t cells = util_mul(s->nreleases ? s->nreleases : 1, s->n);
 	uint64_t *anc = NULL;
 	size_t words;
@@ -1002,12 +1000,8 @@ static int survived_sum(struct snapshots *s)
 		free(anc);
 		return error_oom();
 	}
-	for (uint32_t c = 0; c < st->h->n; c++) {
-		size_t r = rel->of_commit[c];
-
-		if (s->survival[r].base != SNAPSHOT_NONE)
-			survived_commit(s, c, r, anc, words);
-	}
+	for (size_t k = 0; k < s->n; k++)
+		survived_at(s, k, anc, words);
 	free(anc);
 	return 0;
 }
