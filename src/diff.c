@@ -195,22 +195,6 @@ done:
 	return rc;
 }
 
-int diff_stored_lines(uint32_t *out, struct odb *db, git_repository *git,
-		      const git_oid *oid)
-{
-	struct table *t;
-	struct ctx *c;
-	int rc;
-
-	if (!(c = diff_ctx_get()))
-		return error_oom();
-	diff_dict_start(c, false);
-	if ((rc = diff_stored_table(c, db, git, oid, NULL, &t)) == 0)
-		*out = t->n;
-	diff_ctx_put(c);
-	return rc;
-}
-
 /* Whether t's first `prefix` bytes hold a NUL: their lines' text. */
 static bool table_has_nul(const struct dict *d, const struct table *t,
 			  size_t prefix)
@@ -224,8 +208,9 @@ static bool table_has_nul(const struct dict *d, const struct table *t,
 	return false;
 }
 
-int diff_stored_text(bool *out, struct odb *db, git_repository *git,
-		     const git_oid *oid, size_t prefix)
+/* Blob oid's line count (lines) or whether it is text (text), or both. */
+static int stored_facts(uint32_t *lines, bool *text, size_t prefix,
+			struct odb *db, git_repository *git, const git_oid *oid)
 {
 	struct table *t;
 	struct ctx *c;
@@ -234,11 +219,27 @@ int diff_stored_text(bool *out, struct odb *db, git_repository *git,
 	if (!(c = diff_ctx_get()))
 		return error_oom();
 	diff_dict_start(c, false);
-	if ((rc = diff_stored_table(c, db, git, oid, NULL, &t)) == 0)
-		*out = t->len > 0 && t->len <= ODB_MAX_OBJECT &&
-		       !table_has_nul(&c->dict, t, prefix);
+	if ((rc = diff_stored_table(c, db, git, oid, NULL, &t)) == 0) {
+		if (lines)
+			*lines = t->n;
+		if (text)
+			*text = t->len > 0 && t->len <= ODB_MAX_OBJECT &&
+				!table_has_nul(&c->dict, t, prefix);
+	}
 	diff_ctx_put(c);
 	return rc;
+}
+
+int diff_stored_lines(uint32_t *out, struct odb *db, git_repository *git,
+		      const git_oid *oid)
+{
+	return stored_facts(out, NULL, 0, db, git, oid);
+}
+
+int diff_stored_text(bool *out, struct odb *db, git_repository *git,
+		     const git_oid *oid, size_t prefix)
+{
+	return stored_facts(NULL, out, prefix, db, git, oid);
 }
 
 void diff_result_release(struct diff_result *r)
