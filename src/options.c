@@ -167,9 +167,9 @@ const struct options_spec options_table[] = {
 	{ .name = "--verbose", .cmds = OPTIONS_ALL, .kind = OPTIONS_FLAG,
 	  .offset = AT(verbose),
 	  .help = "print what the engine did, each stage's time and memory\n",
-	  .man = "Print what the engine did, and each stage's wall time and "
-		 "the process's\npeak memory so far when it ended, on "
-		 "standard error.\n" },
+	  .man = "Print what the engine did, and each stage's wall time, CPU "
+		 "time and\nthe process's peak memory so far when it ended, "
+		 "on standard error.\n" },
 
 	/* ---- blame ---- */
 	{ .short_name = 'z', .cmds = FOR(BLAME), .kind = OPTIONS_FLAG,
