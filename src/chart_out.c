@@ -417,11 +417,6 @@ static int fit_height(struct charts *x, const char *name, draw_fn fn,
 }
 
 /*
- * NAME.svg, NAME.png and NAME@2x.png; and, when the chart is wider than
- * a phone, NAME@narrow.svg drawn CHART_NARROW_WIDTH wide for one. With
- * `fit`, each as high as its content needs, up to the height asked for.
- */
-/*
  * Whether this process draws the next emit: the one it has taken, or
  * (when it has none) the next no process has taken. Every process makes
  * the same emits in the same order and takes them in increasing order,
@@ -445,6 +440,11 @@ static bool chart_mine(struct charts *x)
 	return true;
 }
 
+/*
+ * NAME.svg, NAME.png and NAME@2x.png; and, when the chart is wider than
+ * a phone, NAME@narrow.svg drawn CHART_NARROW_WIDTH wide for one. With
+ * `fit`, each as high as its content needs, up to the height asked for.
+ */
 int chart_emit_fit(struct charts *x, const char *name, draw_fn fn,
 		   const void *arg, int fit)
 {

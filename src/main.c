@@ -942,9 +942,8 @@ static int run(struct options *o)
 	util_stages_end(&run_stages, "budget");
 	rc = blame_tree(&b, repo, h, &bo);
 	progress_end(&prog);
-	if (rc == 0) {
+	if (rc == 0)
 		util_stages_append(&run_stages, &b->stages);
-	}
 	if (rc == 0 && snap) {
 		rc = snapshots_finish(snap);
 		util_stages_end(&run_stages, "snapshots");

@@ -943,6 +943,12 @@ static int ancestry(uint64_t **out, size_t *words, const struct snapshots *s)
 	return rc;
 }
 
+/* The lines of commit c in the counts of table t. */
+static uint64_t kept_at(const struct kept_table *t, uint32_t c)
+{
+	return t->lines && c < t->n ? t->lines[c] : 0;
+}
+
 /*
  * For snapshot k: survived[r][k] gains, for each commit of release r
  * whose base b is k or before, the lesser of its lines at b and at k;
@@ -958,17 +964,13 @@ static void survived_at(struct snapshots *s, size_t k, const uint64_t *anc,
 
 	for (uint32_t c = 0; c < st->h->n; c++) {
 		size_t r = of[c], b = s->survival[r].base;
-		const struct kept_table *tb;
-		uint64_t at_base, now;
+		uint64_t at_base;
 
-		if (b == SNAPSHOT_NONE || b > k)
+		if (b == SNAPSHOT_NONE || b > k ||
+		    !(at_base = kept_at(&st->tables[b], c)))
 			continue;
-		tb = &st->tables[b];
-		at_base = tb->lines && c < tb->n ? tb->lines[c] : 0;
-		if (!at_base)
-			continue;
-		now = t->lines && c < t->n ? t->lines[c] : 0;
-		s->survived[r * s->n + k] += snapshots_kept(at_base, now);
+		s->survived[r * s->n + k] += snapshots_kept(at_base,
+							    kept_at(t, c));
 		if (!anc || history_bit(anc + k * words, c))
 			s->based[r * s->n + k] += at_base;
 	}
