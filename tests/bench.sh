@@ -16,8 +16,9 @@
 # Linux's shape), made once into build/shape/ and kept there, REV main;
 # the time to make it is printed when it is made.
 # SCALE=1: `strata report --history releases` with --jobs 1 and with
-# JOBS, RUNS times each in turn, against `git log -p` once: the times,
-# the ratios and the peak memory of each.
+# JOBS and `git log -p`, one after the other, RUNS times: the median
+# times, the peak memory of each, and the ratios of runs taken in turn
+# (their median and range).
 set -eu
 
 repo=${1:-}
@@ -91,6 +92,16 @@ report_run() {
 
 median() { sort -n "$1" | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'; }
 most() { sort -n "$1" | tail -n 1; }
+# ratio A B: the ratios of run k of B to run k of A, taken one after the
+# other, as "MEDIANx (LOWx to HIGHx in N runs)". The host's speed drifts
+# by a third from one minute to the next; a ratio of two runs in a row
+# drifts far less than a ratio of medians taken minutes apart.
+ratio() {
+	paste "$1" "$2" | awk '{ print $2 / $1 }' | sort -n | awk '
+		{ r[NR] = $1 }
+		END { printf "%.2fx (%.2fx to %.2fx in %d runs)",
+			r[int((NR + 1) / 2)], r[1], r[NR], NR }'
+}
 
 # SCALE=1: the report with every release's snapshot, on one job and on
 # JOBS, against git log -p.
@@ -110,21 +121,22 @@ if [ "${SCALE:-0}" = 1 ]; then
 			echo "$u + $s" | bc >> "$tmp/c.$j"
 			echo "$m" >> "$tmp/m.$j"
 		done
+		t0=$(now)
+		git -C "$repo" log -p "$commit" > /dev/null
+		t1=$(now)
+		secs "$t0" "$t1" >> "$tmp/t.log"
 	done
 	sed 's/^/  /' "$tmp/verbose.$jobs"
-	t0=$(now)
-	git -C "$repo" log -p "$commit" > /dev/null
-	t1=$(now)
-	t_log=$(secs "$t0" "$t1")
 	for j in 1 "$jobs"; do
 		printf 'report --history releases, --jobs %-3s %8.2f s %8.2f s CPU %6.0f MiB\n' \
 			"$j" "$(median "$tmp/t.$j")" "$(median "$tmp/c.$j")" \
 			"$(echo "$(most "$tmp/m.$j") / 1024" | bc -l)"
 	done
-	printf '%-41s %8.2f s\n' "git log -p" "$t_log"
-	printf -- '--jobs %s takes %.2fx the time of --jobs 1; the report %.2fx the time of git log -p\n' \
-		"$jobs" "$(echo "$(median "$tmp/t.$jobs") / $(median "$tmp/t.1")" | bc -l)" \
-		"$(echo "$(median "$tmp/t.$jobs") / $t_log" | bc -l)"
+	printf '%-41s %8.2f s\n' "git log -p" "$(median "$tmp/t.log")"
+	printf -- '--jobs %s takes %s the time of --jobs 1\n' "$jobs" \
+		"$(ratio "$tmp/t.1" "$tmp/t.$jobs")"
+	printf -- 'the report on %s jobs takes %s the time of git log -p\n' \
+		"$jobs" "$(ratio "$tmp/t.log" "$tmp/t.$jobs")"
 	exit 0
 fi
 
@@ -155,10 +167,9 @@ print(len(json.load(open(sys.argv[1]))["history"]["snapshots"]))' \
 			"$(median "$tmp/t.$k")" "$(median "$tmp/c.$k")" \
 			"$(echo "$(most "$tmp/m.$k") / 1024" | bc -l)"
 	done
-	printf '%s %.2fx the time (%.2fx the CPU time) and %.2fx the peak memory\n' \
-		"$what" \
-		"$(echo "$(median "$tmp/t.B") / $(median "$tmp/t.A")" | bc -l)" \
-		"$(echo "$(median "$tmp/c.B") / $(median "$tmp/c.A")" | bc -l)" \
+	printf '%s %s the time, %s the CPU time, and %.2fx the peak memory\n' \
+		"$what" "$(ratio "$tmp/t.A" "$tmp/t.B")" \
+		"$(ratio "$tmp/c.A" "$tmp/c.B")" \
 		"$(echo "$(most "$tmp/m.B") / $(most "$tmp/m.A")" | bc -l)"
 	exit 0
 fi
