@@ -26,6 +26,7 @@ static int odb_new(struct odb **out, size_t cache_bytes)
 	pthread_mutexattr_destroy(&a);
 	db->base_limit = cache_bytes ? cache_bytes : DEFAULT_CACHE;
 	atomic_init(&db->limit, db->base_limit);
+	atomic_init(&db->over, 0);
 	atomic_init(&db->reads, 0);
 	atomic_init(&db->hits, 0);
 	atomic_init(&db->built, 0);
@@ -133,6 +134,7 @@ void odb_stats(struct odb_stats *out, struct odb *db)
 	out->hits = atomic_load(&db->hits);
 	out->built = atomic_load(&db->built);
 	out->fallback = atomic_load(&db->fallback);
+	out->cached = odb_cache_bytes(db);
 }
 
 static int read_fallback(struct obj **out, struct odb *db,

@@ -269,6 +269,9 @@ static void cache_evict(struct odb *db, struct obj *o, struct obj **gone)
 	util_lru_unlink(&sh->lru, &o->lru);
 	filter_add(db, o, -1);
 	sh->bytes -= o->pub.len;
+	if (o->over)
+		atomic_fetch_sub(&db->over, o->pub.len);
+	o->over = false;
 	o->cached = false;
 	o->hnext = *gone;
 	*gone = o;
@@ -303,13 +306,37 @@ struct obj *odb_cache_get(struct odb *db, uint32_t pack, uint64_t offset)
  * Offer *o, built from (pack, offset), to the cache. Should another
  * thread have put the same object there meanwhile, *o becomes that one.
  */
+/*
+ * Whether an object of len bytes may be cached: at most a quarter of the
+ * bound, and if over a shard's share, within what `over` has left (then
+ * counted there, and *over set).
+ */
+static bool cache_admit(struct odb *db, size_t len, bool *over)
+{
+	size_t limit = atomic_load(&db->limit);
+
+	*over = false;
+	if (len > limit / 4)
+		return false;
+	if (len <= limit / CACHE_SHARDS)
+		return true;
+	if (atomic_fetch_add(&db->over, len) + len > limit) {
+		atomic_fetch_sub(&db->over, len);
+		return false;
+	}
+	*over = true;
+	return true;
+}
+
 void odb_cache_put(struct odb *db, struct obj **o, uint32_t pack,
 		   uint64_t offset)
 {
 	struct odb_shard *sh = shard_of(db, pack, offset);
 	struct obj *have, *gone = NULL, *dup = NULL;
+	size_t len = (*o)->pub.len;
+	bool over;
 
-	if ((*o)->pub.len > atomic_load(&db->limit) / 4)
+	if (!cache_admit(db, len, &over))
 		return;
 	pthread_mutex_lock(&sh->lock);
 	have = cache_find(db, sh, pack, offset);
@@ -318,12 +345,15 @@ void odb_cache_put(struct odb *db, struct obj **o, uint32_t pack,
 		 * objects are: no free() runs under it. */
 		dup = *o;
 		*o = have;
+		if (over)
+			atomic_fetch_sub(&db->over, len);
 	} else {
 		size_t b = bucket_of(pack, offset);
 
 		(*o)->pack = pack;
 		(*o)->offset = offset;
 		(*o)->cached = true;
+		(*o)->over = over;
 		(*o)->hnext = db->bucket[b];
 		db->bucket[b] = *o;
 		filter_add(db, *o, 1);
@@ -337,6 +367,18 @@ void odb_cache_put(struct odb *db, struct obj **o, uint32_t pack,
 	pthread_mutex_unlock(&sh->lock);
 	odb_obj_decref(dup);
 	evicted_release(gone);
+}
+
+size_t odb_cache_bytes(struct odb *db)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < CACHE_SHARDS; k++) {
+		pthread_mutex_lock(&db->shard[k].lock);
+		n += db->shard[k].bytes;
+		pthread_mutex_unlock(&db->shard[k].lock);
+	}
+	return n;
 }
 
 void odb_cache_trim(struct odb *db, bool all)

@@ -65,6 +65,7 @@ struct obj {
 	uint32_t pack;
 	uint64_t offset;
 	bool cached;
+	bool over;                  /* counted in the odb's `over` */
 	git_odb_object *held;       /* libgit2's, when pub.data is its */
 	struct odb_home *home;      /* its maker's (odb_cache.c), or NULL */
 	unsigned char buf[];
@@ -72,9 +73,13 @@ struct obj {
 
 /*
  * A part of the cache: the buckets b with b % CACHE_SHARDS its own, their
- * objects' LRU list and bytes, under its lock.
+ * objects' LRU list and bytes, under its lock. A shard holds at most its
+ * share of the bound, or else one object alone that is bigger than that
+ * share; the bytes of such objects are counted in the odb's `over`, which
+ * may not pass the bound, so the cache holds at most twice its bound
+ * however many shards there are (odb_cache_put()).
  */
-#define CACHE_SHARDS 8
+#define CACHE_SHARDS 64
 
 struct odb_shard {
 	pthread_mutex_t lock;
@@ -96,6 +101,7 @@ struct odb {
 	 */
 	atomic_uchar *filter;
 	atomic_size_t limit;        /* of all shards; read anywhere */
+	atomic_size_t over;         /* cached objects over a shard's share */
 	size_t base_limit;          /* odb_open()'s */
 	atomic_size_t reads, hits, built, fallback;
 	const char *missing_hint;   /* odb_set_missing_hint()'s, or NULL */
@@ -138,6 +144,8 @@ void odb_obj_decref(struct obj *o);
  */
 void odb_cache_trim(struct odb *db, bool all);
 struct obj *odb_cache_get(struct odb *db, uint32_t pack, uint64_t offset);
+/* The bytes of the objects cached, shard by shard under each lock. */
+size_t odb_cache_bytes(struct odb *db);
 void odb_cache_put(struct odb *db, struct obj **o, uint32_t pack,
 		   uint64_t offset);
 

@@ -181,6 +181,17 @@ check "four threads" "$r" 4
 check "tiny cache" "$r" 4 4096
 check "no cache room" "$r" 1 1
 
+# The cache holds at most twice its bound: a shard may keep one object
+# bigger than its share alone, and such objects together stay within the
+# bound. With 1 MiB, the versions of big.txt and long.txt (100 and 200
+# KB) are each over a shard's share; the cache must still fill past
+# half its bound, or the check says nothing.
+ODB_TEST_BOUND=1 check "cache bound" "$r" 1 1048576
+most=$(stat_of cached_most)
+[ "$most" -le 2097152 ] || fail "cache bound: held $most bytes"
+[ "$most" -gt 524288 ] || fail "cache bound: held only $most bytes"
+echo "t-odb-unit: cache bound: at most $most bytes held in a cache of 1 MiB"
+
 # Nothing is freed under the cache's lock: eight threads that build the
 # same objects at once, in a cache that keeps evicting, offer the cache
 # objects it has already taken from another thread (and evict others).

@@ -295,6 +295,7 @@ struct odb_stats {
 	size_t hits;          /* answered from the cache */
 	size_t built;         /* objects inflated or built from deltas */
 	size_t fallback;      /* read with libgit2 */
+	size_t cached;        /* bytes the cache holds now */
 };
 
 void odb_stats(struct odb_stats *out, struct odb *db);

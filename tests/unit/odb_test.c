@@ -16,6 +16,10 @@
  * count found goes to stderr. With ODB_TEST_ORDER=FILE too, the names
  * found are written there in the list's order.
  *
+ * With ODB_TEST_BOUND set, the first pass checks after each read that
+ * the cache holds at most twice CACHE_BYTES, and prints the most it held
+ * ("cached_most N" on stderr).
+ *
  * With ODB_TEST_SHRINK set, the cache's bound then drops to one byte: a
  * second pass must find nothing in the cache and read the same content;
  * the bound goes back, and a third pass reads the same again.
@@ -83,6 +87,21 @@ struct shared {
 	int failed;
 };
 
+/* ODB_TEST_BOUND: the cache within twice its bound; *most the most seen. */
+static int check_bound(struct shared *s, size_t cache, size_t *most)
+{
+	struct odb_stats st;
+
+	odb_stats(&st, s->db);
+	if (st.cached > *most)
+		*most = st.cached;
+	if (st.cached <= 2 * cache)
+		return 0;
+	fprintf(stderr, "odb_test: the cache holds %zu bytes, its bound is "
+		"%zu\n", st.cached, cache);
+	return -1;
+}
+
 static void *reader(void *arg)
 {
 	struct shared *s = arg;
@@ -123,6 +142,8 @@ int main(int argc, char **argv)
 	size_t alloc = 0, i;
 	int threads = argc > 2 ? atoi(argv[2]) : 1, t, rc = 1;
 	size_t cache = argc > 3 ? (size_t)strtoull(argv[3], NULL, 10) : 0;
+	size_t most = 0;
+	bool bound = getenv("ODB_TEST_BOUND") != NULL;
 	pthread_t th[16];
 
 	memset(&s, 0, sizeof(s));
@@ -236,6 +257,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "odb_test: %s\n", error_last());
 			goto done;
 		}
+		if (bound && check_bound(&s, cache, &most) < 0)
+			goto done;
 		printf("%s %s %zu\n", git_oid_tostr_s(&s.oids[i]),
 		       git_object_type2string(o->type), o->len);
 		fwrite(o->data, 1, o->len, stdout);
@@ -298,6 +321,8 @@ int main(int argc, char **argv)
 	odb_stats(&st, s.db);
 	fprintf(stderr, "packs %zu reads %zu hits %zu built %zu fallback %zu\n",
 		st.packs, st.reads, st.hits, st.built, st.fallback);
+	if (bound)
+		fprintf(stderr, "cached_most %zu\n", most);
 #ifdef ODB_TEST_LOCK_WATCH
 	if (atomic_load(&frees_locked)) {
 		fprintf(stderr, "odb_test: %zu frees under a lock\n",
