@@ -303,10 +303,6 @@ struct obj *odb_cache_get(struct odb *db, uint32_t pack, uint64_t offset)
 }
 
 /*
- * Offer *o, built from (pack, offset), to the cache. Should another
- * thread have put the same object there meanwhile, *o becomes that one.
- */
-/*
  * Whether an object of len bytes may be cached: at most a quarter of the
  * bound, and if over a shard's share, within what `over` has left (then
  * counted there, and *over set).
@@ -328,6 +324,10 @@ static bool cache_admit(struct odb *db, size_t len, bool *over)
 	return true;
 }
 
+/*
+ * Offer *o, built from (pack, offset), to the cache. Should another
+ * thread have put the same object there meanwhile, *o becomes that one.
+ */
 void odb_cache_put(struct odb *db, struct obj **o, uint32_t pack,
 		   uint64_t offset)
 {
