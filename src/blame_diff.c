@@ -455,7 +455,7 @@ static int diff_version(struct version *v, struct odb *db,
 	t = (const char *)tb->data;
 	tlen = tb->len;
 	if (text_later(v))
-		text_told(v, tlen <= ODB_MAX_OBJECT && blame_is_text(t, tlen));
+		text_told(v, blame_is_text_sized(t, tlen, tlen));
 	/*
 	 * A version with an origin has as many lines as it, give or take
 	 * the hunks: counted in stage 3, not here on every blob.

@@ -376,6 +376,7 @@ const struct tipcheck *blame_tips_known(const struct reader *R,
 					  const struct tipfile *tips, size_t n);
 void blame_reader_free(struct reader *R);
 int blame_name_file(const char *how, const char *path);
+bool blame_is_text_sized(const void *head, size_t got, size_t size);
 int blame_is_text_blob(int *out, struct odb *db, git_repository *git,
 		       const git_oid *oid);
 int blame_check_text(unsigned char *text, struct engine *E,

@@ -492,10 +492,19 @@ int blame_name_file(const char *how, const char *path)
 }
 
 /*
- * Whether blob `oid` is text: no NUL in its first 8,000 bytes, as git
- * says, and no larger than strata reads (ODB_MAX_OBJECT; git's diff too
- * counts a file above core.bigFileThreshold as binary). Only those bytes
- * are inflated of a blob stored whole.
+ * Whether a blob of `size` bytes whose first `got` are at `head` is
+ * text: no NUL in its first 8,000 bytes, as git says, and no larger than
+ * strata reads (ODB_MAX_OBJECT; git's diff too counts a file above
+ * core.bigFileThreshold as binary).
+ */
+bool blame_is_text_sized(const void *head, size_t got, size_t size)
+{
+	return size <= ODB_MAX_OBJECT && blame_is_text(head, got);
+}
+
+/*
+ * Whether blob `oid` is text (blame_is_text_sized()). Only its first
+ * bytes are inflated of a blob stored whole.
  */
 int blame_is_text_blob(int *out, struct odb *db, git_repository *git,
 		       const git_oid *oid)
@@ -507,7 +516,7 @@ int blame_is_text_blob(int *out, struct odb *db, git_repository *git,
 	if ((rc = odb_read_prefix(buf, sizeof(buf), &got, &size, db, git,
 				  oid)) < 0)
 		return rc;
-	*out = size <= ODB_MAX_OBJECT && blame_is_text(buf, got);
+	*out = blame_is_text_sized(buf, got, size);
 	return 0;
 }
 

@@ -86,7 +86,7 @@ int diff_stored_lines(uint32_t *out, struct odb *db, git_repository *git,
 		      const git_oid *oid);
 
 /*
- * Whether blob `oid` is text as blame_is_text_blob() says: not empty,
+ * Whether blob `oid` is text as blame_is_text_sized() says: not empty,
  * no NUL in its first `prefix` bytes, at most ODB_MAX_OBJECT bytes; read
  * off the lines diff_stored() numbers (the calling thread's, when it has
  * just diffed the blob).
