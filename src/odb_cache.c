@@ -314,7 +314,7 @@ static bool cache_admit(struct odb *db, size_t len, bool *over)
 	*over = false;
 	if (len > limit / 4)
 		return false;
-	if (len <= limit / CACHE_SHARDS)
+	if (len <= shard_limit(db))
 		return true;
 	if (atomic_fetch_add(&db->over, len) + len > limit) {
 		atomic_fetch_sub(&db->over, len);

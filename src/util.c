@@ -315,7 +315,6 @@ void util_stages_start(struct util_stages *s)
 void util_stages_end(struct util_stages *s, const char *name)
 {
 	struct timespec now;
-
 	double cpu = util_cpu_seconds();
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
