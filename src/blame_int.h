@@ -238,7 +238,11 @@ struct tipfile {
  * The trees the reader read for one commit, each with a reference, for
  * the walk to take: at most HANDOFF_TREES of them and HANDOFF_BYTES in
  * all (what is over goes through the cache alone), so that the ring of
- * HANDOFF_RING commits holds at most 65 x 256 KiB beside the cache.
+ * HANDOFF_RING commits holds at most 65 x 1 MiB beside the cache (most
+ * of it is in the cache too). A commit of Linux's shape can change a
+ * hundred directories, some of thousands of entries: with 64 trees and
+ * 256 KiB a slot, a third of the walk's trees on the history of Linux's
+ * files (A, docs/performance.md) were left out of their slots.
  * Commit c's slot is the reader's until it has stored `read` past c, then
  * the walk's, if it saw that before it started c, until it stores
  * `walked` past c (having emptied it). The reader is never more than
@@ -248,8 +252,8 @@ struct tipfile {
  * ended. The reader empties a slot the walk did not take when it comes
  * round to it again, and blame_reader_stop() empties them all.
  */
-#define HANDOFF_TREES 64
-#define HANDOFF_BYTES ((size_t)256 << 10)
+#define HANDOFF_TREES 256
+#define HANDOFF_BYTES ((size_t)1 << 20)
 #define HANDOFF_RING (READ_AHEAD + 1)
 
 struct handoff {

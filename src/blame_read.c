@@ -504,7 +504,7 @@ bool blame_is_text_sized(const void *head, size_t got, size_t size)
 
 /*
  * Whether blob `oid` is text (blame_is_text_sized()). Only its first
- * bytes are inflated of a blob stored whole.
+ * bytes are inflated of a blob stored whole and longer than them.
  */
 int blame_is_text_blob(int *out, struct odb *db, git_repository *git,
 		       const git_oid *oid)

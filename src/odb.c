@@ -544,17 +544,28 @@ static int inflate_prefix(unsigned char *out, size_t want, size_t *got,
 	return 0;
 }
 
+/*
+ * A delta no longer than this is inflated whole by libdeflate to read its
+ * header: faster than starting zlib for its first bytes.
+ */
+#define DELTA_WHOLE 4096
+
 /* The size of the object the delta entry e makes, from its first bytes. */
 static int delta_result_size(size_t *size, const struct pack *p,
 			     const struct entry *e, uint64_t offset)
 {
-	unsigned char head[24];
+	unsigned char head[DELTA_WHOLE];
 	struct odb_delta it;
 	size_t got;
 	int rc;
 
-	if ((rc = inflate_prefix(head, sizeof(head), &got, p, e, offset)) < 0)
+	if (e->size <= DELTA_WHOLE) {
+		if ((rc = odb_inflate_entry(head, p, e, offset)) < 0)
+			return rc;
+		got = e->size;
+	} else if ((rc = inflate_prefix(head, 24, &got, p, e, offset)) < 0) {
 		return rc;
+	}
 	if (!odb_delta_start(&it, head, got))
 		return odb_corrupt_why(p, offset, "bad delta");
 	*size = it.len;
@@ -731,10 +742,16 @@ static int packed_prefix(unsigned char *buf, size_t cap, size_t *got,
 	*size = e.size;
 	if (e.size > ODB_MAX_OBJECT)
 		return 0;
-	if ((rc = inflate_prefix(buf, e.size < cap ? e.size : cap, got, p, &e,
-				 at.offset)) < 0)
+	/* Whole, as odb_read() would inflate it: libdeflate is the faster. */
+	if (e.size <= cap) {
+		if ((rc = odb_inflate_entry(buf, p, &e, at.offset)) < 0)
+			return rc;
+		*got = e.size;
+		return 0;
+	}
+	if ((rc = inflate_prefix(buf, cap, got, p, &e, at.offset)) < 0)
 		return rc;
-	if (*got < (e.size < cap ? e.size : cap))
+	if (*got < cap)
 		return odb_corrupt_why(p, at.offset, "shorter than its size");
 	return 0;
 }
