@@ -455,6 +455,42 @@ static void build_share(struct build *B, size_t from, size_t to,
 }
 
 /*
+ * How many of n's entries end by byte `at` of its raw tree: entries lie
+ * in order, so a search by halves (a big directory has thousands).
+ */
+static size_t entries_ending_by(const struct node *n, size_t at)
+{
+	size_t lo = 0, hi = n->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (entry_end(n, &n->e[mid]) <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The first of n's entries from `from` on that starts at byte `at` or on. */
+static size_t first_starting_from(const struct node *n, size_t from,
+				      size_t at)
+{
+	size_t lo = from, hi = n->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (entry_start(n, &n->e[mid]) < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
  * The entries of old that the raw trees of old and `raw` (a tree to
  * mirror or compare with it) share byte for byte at both ends: old's [0,
  * *head) at the head, and its [*tail, old->n) at the tail, clear of the
@@ -467,14 +503,11 @@ static void raw_ends(const struct node *old, const struct odb_object *raw,
 	size_t small = olen < len ? olen : len, p, q, h = 0, t, at;
 
 	p = diff_common_prefix(old->raw->data, raw->data, small);
-	while (h < old->n && entry_end(old, &old->e[h]) <= p)
-		h++;
+	h = entries_ending_by(old, p);
 	at = h ? entry_end(old, &old->e[h - 1]) : 0;
 	q = diff_common_suffix(old->raw->data, olen, raw->data, len,
 			       small - at);
-	t = old->n;
-	while (t > h && entry_start(old, &old->e[t - 1]) >= olen - q)
-		t--;
+	t = first_starting_from(old, h, olen - q);
 	*head = h;
 	*tail = t;
 }
