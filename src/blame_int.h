@@ -256,12 +256,29 @@ struct tipfile {
 #define HANDOFF_BYTES ((size_t)1 << 20)
 #define HANDOFF_RING (READ_AHEAD + 1)
 
+/*
+ * What the reader found a handed tree shares with the first parent's tree
+ * at its path (`from`), as raw_ends() would find it: the bytes of their
+ * common head, and of their common tail clear of the head's whole
+ * entries. The walk builds from that same tree, and then need not
+ * compare them again (it takes the tail only where it finds the same
+ * `at`).
+ */
+struct handed_ends {
+	bool known;
+	git_oid from;
+	size_t head;              /* bytes */
+	size_t at;                /* where the head's last whole entry ends */
+	size_t tail;              /* bytes, within the last (shorter - at) */
+};
+
 struct handoff {
 	size_t commit;            /* whose trees these are; SIZE_MAX: none */
 	uint32_t n;
 	size_t bytes;
 	git_oid oid[HANDOFF_TREES];
 	struct odb_object *obj[HANDOFF_TREES];
+	struct handed_ends ends[HANDOFF_TREES];
 };
 
 struct reader {
@@ -374,7 +391,8 @@ int blame_walk_all(struct engine *E, struct reader *R);
 void blame_reader_start(struct reader *R, const struct engine *E);
 void blame_reader_walked(struct reader *R, size_t n, struct handoff *handed);
 struct handoff *blame_reader_handed(struct reader *R, size_t c);
-struct odb_object *blame_handoff_take(struct handoff *s, const git_oid *oid);
+struct odb_object *blame_handoff_take(struct handoff *s, const git_oid *oid,
+				      struct handed_ends *ends);
 void blame_reader_stop(struct reader *R);
 const struct tipcheck *blame_tips_known(const struct reader *R,
 					  const struct tipfile *tips, size_t n);

@@ -190,18 +190,24 @@ static bool skim_next(struct skim *s)
 /*
  * The first entries of x (old) and y (new) not in the raw trees' common
  * head: the entries before it are the same bytes on both sides, so only
- * y is skimmed over them. *tail: the length of the common tail.
+ * y is skimmed over them. *ends: the common head and tail, as raw_ends()
+ * finds them (the tail clear of the head's whole entries), known unless
+ * y's bytes stop the skim.
  */
 static void skim_head(struct skim *x, struct skim *y, bool *hx, bool *hy,
-		      size_t *tail)
+		      struct handed_ends *ends)
 {
 	size_t xl = (size_t)(x->end - x->base), yl = (size_t)(y->end - y->base);
 	size_t small = xl < yl ? xl : yl, head;
 
 	head = diff_common_prefix(x->base, y->base, small);
-	*tail = diff_common_suffix(x->base, xl, y->base, yl, small - head);
 	while ((*hy = skim_next(y)) && (size_t)(y->at - y->base) <= head)
 		;
+	ends->known = *hy || y->at == y->end;
+	ends->head = head;
+	ends->at = *hy ? (size_t)(y->start - y->base) : yl;
+	ends->tail = diff_common_suffix(x->base, xl, y->base, yl,
+					ends->at < small ? small - ends->at : 0);
 	x->at = x->base + (*hy ? y->start - y->base : (ptrdiff_t)xl);
 	*hx = skim_next(x);
 }
@@ -217,25 +223,35 @@ static void handoff_empty(struct handoff *s)
 	s->bytes = 0;
 }
 
-/* Hand tree `oid`, read as o, to the walk too, if the slot has room. */
+/*
+ * Hand tree `oid`, read as o, to the walk too, if the slot has room,
+ * with what it shares with the tree it was compared with.
+ */
 static void handoff_put(struct handoff *s, const git_oid *oid,
-			struct odb_object *o)
+			struct odb_object *o, const struct handed_ends *ends)
 {
 	if (!s || s->n == HANDOFF_TREES || o->len > HANDOFF_BYTES - s->bytes)
 		return;
 	git_oid_cpy(&s->oid[s->n], oid);
+	s->ends[s->n] = *ends;
 	s->obj[s->n++] = odb_object_dup(o);
 	s->bytes += o->len;
 }
 
-/* The walk's: tree `oid` from slot s, with its reference, or NULL. */
-struct odb_object *blame_handoff_take(struct handoff *s, const git_oid *oid)
+/*
+ * The walk's: tree `oid` from slot s, with its reference, or NULL; and
+ * in *ends what the reader found it shares with the tree before.
+ */
+struct odb_object *blame_handoff_take(struct handoff *s, const git_oid *oid,
+				      struct handed_ends *ends)
 {
+	ends->known = false;
 	for (uint32_t i = 0; s && i < s->n; i++) {
 		if (s->obj[i] && git_oid_equal(&s->oid[i], oid)) {
 			struct odb_object *o = s->obj[i];
 
 			s->obj[i] = NULL;
+			*ends = s->ends[i];
 			return o;
 		}
 	}
@@ -254,7 +270,7 @@ static int reader_trees(struct reader *R, const git_oid *old,
 	struct odb *db = R->E->repo->odb;
 	struct odb_object *a = NULL, *b = NULL;
 	struct skim x = { 0 }, y = { 0 };
-	size_t tail = 0;
+	struct handed_ends ends = { .known = false, .tail = 0 };
 	bool hx = false, hy;
 	int rc = 0;
 
@@ -263,21 +279,22 @@ static int reader_trees(struct reader *R, const git_oid *old,
 		return -1;
 	if (odb_read(&b, db, R->git, new, GIT_OBJECT_TREE) < 0)
 		return 0;
-	handoff_put(R->slot, new, b);
 	skim_init(&y, b);
 	if (old && odb_read(&a, db, R->git, old, GIT_OBJECT_TREE) == 0) {
 		skim_init(&x, a);
-		skim_head(&x, &y, &hx, &hy, &tail);
+		skim_head(&x, &y, &hx, &hy, &ends);
+		git_oid_cpy(&ends.from, old);
 	} else {
 		hy = skim_next(&y);
 	}
+	handoff_put(R->slot, new, b, &ends);
 	while (hy && rc == 0) {
 		int c = hx ? blame_name_cmp(x.name, x.len, x.tree, y.name,
 					    y.len, y.tree) : 1;
 		git_oid o, n;
 
 		/* The rest is the common tail: the same on both sides. */
-		if (hx && (size_t)(y.end - y.start) <= tail &&
+		if (hx && (size_t)(y.end - y.start) <= ends.tail &&
 		    y.end - y.start == x.end - x.start)
 			break;
 		if (c < 0) {

@@ -494,19 +494,28 @@ static size_t first_starting_from(const struct node *n, size_t from,
  * The entries of old that the raw trees of old and `raw` (a tree to
  * mirror or compare with it) share byte for byte at both ends: old's [0,
  * *head) at the head, and its [*tail, old->n) at the tail, clear of the
- * head.
+ * head. `known` (or NULL): the bytes the reader found the two share, for
+ * the same two trees.
  */
 static void raw_ends(const struct node *old, const struct odb_object *raw,
-		     size_t *head, size_t *tail)
+		     const struct handed_ends *known, size_t *head,
+		     size_t *tail)
 {
 	size_t olen = old->raw->len, len = raw->len;
 	size_t small = olen < len ? olen : len, p, q, h = 0, t, at;
 
-	p = diff_common_prefix(old->raw->data, raw->data, small);
+	if (known && known->head <= small)
+		p = known->head;
+	else
+		p = diff_common_prefix(old->raw->data, raw->data, small);
 	h = entries_ending_by(old, p);
 	at = h ? entry_end(old, &old->e[h - 1]) : 0;
-	q = diff_common_suffix(old->raw->data, olen, raw->data, len,
-			       small - at);
+	if (known && known->head == p && known->at == at &&
+	    known->tail <= small - at)
+		q = known->tail;
+	else
+		q = diff_common_suffix(old->raw->data, olen, raw->data, len,
+				       small - at);
 	t = first_starting_from(old, h, olen - q);
 	*head = h;
 	*tail = t;
@@ -517,12 +526,14 @@ static void raw_ends(const struct node *old, const struct odb_object *raw,
  * head is taken over now, the tail (from B->tail) when the parse gets to
  * it.
  */
-static void build_ends(struct build *B)
+static void build_ends(struct build *B, const struct handed_ends *known)
 {
 	const struct node *old = B->old;
 	size_t head;
 
-	raw_ends(old, B->n->raw, &head, &B->tail);
+	if (known && (!known->known || !git_oid_equal(&known->from, &old->oid)))
+		known = NULL;
+	raw_ends(old, B->n->raw, known, &head, &B->tail);
 	build_share(B, 0, head, 0);
 	B->oi = head;
 	B->at = head ? entry_end(old, &old->e[head - 1]) : 0;
@@ -655,6 +666,7 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 		      const git_oid *oid, size_t base, bool take)
 {
 	struct build B = { .old = old, .oid = oid, .take = take };
+	struct handed_ends ends;
 	struct node *n = NULL;
 	int rc = 0;
 
@@ -678,7 +690,7 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 	n->refs = 1;
 	git_oid_cpy(&n->oid, oid);
 	E->ntrees++;
-	if ((n->raw = blame_handoff_take(E->handed, oid)))
+	if ((n->raw = blame_handoff_take(E->handed, oid, &ends)))
 		E->nhanded++;
 	else if ((rc = odb_read(&n->raw, E->repo->odb, E->repo->git, oid,
 				GIT_OBJECT_TREE)) < 0)
@@ -687,7 +699,7 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 			    n->raw->len / MIN_ENTRY + 1)) < 0)
 		goto done;
 	if (old)
-		build_ends(&B);
+		build_ends(&B, &ends);
 	while (B.at < n->raw->len) {
 		struct entry *e;
 
@@ -796,7 +808,7 @@ static void common_entries(const struct node *old, const struct node *new,
 {
 	size_t olen = old->raw->len, len = new->raw->len, t, k;
 
-	raw_ends(old, new->raw, head, &t);
+	raw_ends(old, new->raw, NULL, head, &t);
 	/* new's entry k for old's entry t, where new's parse lines up */
 	for (; t < old->n; t++) {
 		k = new->n - (old->n - t);
