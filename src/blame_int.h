@@ -108,6 +108,12 @@ struct entry {
 struct node {
 	uint32_t refs;
 	uint32_t n;
+	/*
+	 * The entries before `live_from` and from `live_to` on all moved to
+	 * a successor (or hold nothing): letting go of the node need not
+	 * look at them. A big directory changed in one entry moves nearly all.
+	 */
+	uint32_t live_from, live_to;
 	git_oid oid;
 	struct entry *e;
 	struct odb_object *raw;   /* the tree object the entries point into */

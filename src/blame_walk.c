@@ -126,14 +126,15 @@ void blame_pool_free(struct pool *P)
 
 void blame_node_decref(struct pool *P, struct node *n)
 {
-	uint32_t i;
+	uint32_t i, to;
 
 	if (!n || --n->refs)
 		return;
-	for (i = 0; i < n->n; i++) {
+	to = n->live_to < n->n ? n->live_to : n->n;
+	for (i = n->live_from; i < to; i++) {
 		struct entry *e = &n->e[i];
 
-		if (i + 8 < n->n && n->e[i + 8].ptr && !n->e[i + 8].moved)
+		if (i + 8 < to && n->e[i + 8].ptr && !n->e[i + 8].moved)
 			__builtin_prefetch(n->e[i + 8].ptr, 1);
 		if (!e->ptr || e->moved)
 			continue;
@@ -535,6 +536,8 @@ static void build_ends(struct build *B, const struct handed_ends *known)
 		known = NULL;
 	raw_ends(old, B->n->raw, known, &head, &B->tail);
 	build_share(B, 0, head, 0);
+	if (B->take)
+		B->old->live_from = (uint32_t)head;
 	B->oi = head;
 	B->at = head ? entry_end(old, &old->e[head - 1]) : 0;
 	B->shift = (ptrdiff_t)B->n->raw->len - (ptrdiff_t)old->raw->len;
@@ -567,6 +570,8 @@ static int build_tail(struct build *B)
 	if ((rc = node_room(n, &B->alloc, n->n + (old->n - B->tail))) < 0)
 		return rc;
 	build_share(B, B->tail, old->n, B->shift);
+	if (B->take)
+		old->live_to = (uint32_t)B->tail;
 	return 1;
 }
 
@@ -688,6 +693,7 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 	if (!(n = B.n = calloc(1, sizeof(*n))))
 		return error_oom();
 	n->refs = 1;
+	n->live_to = UINT32_MAX;
 	git_oid_cpy(&n->oid, oid);
 	E->ntrees++;
 	if ((n->raw = blame_handoff_take(E->handed, oid, &ends)))
