@@ -391,12 +391,14 @@ int blame_tree_check(const git_oid *oid, const unsigned char *data,
 
 /*
  * Entry `e` of `old`, unchanged in n: the same state, one more reference,
- * or (take) the reference of old, which is on its way out. Its name lies
- * `shift` bytes further on in n's raw tree than in old's: negative when
- * the bytes before it shrank, so the offset is summed before it is added
- * to the pointer (a pointer moved past its object and back is undefined).
+ * or (take) the reference of old, which is on its way out: the shared
+ * runs are at old's ends, which old's live_from and live_to then leave
+ * out, so e is not marked. Its name lies `shift` bytes further on in n's
+ * raw tree than in old's: negative when the bytes before it shrank, so
+ * the offset is summed before it is added to the pointer (a pointer moved
+ * past its object and back is undefined).
  */
-static void entry_share(struct entry *to, struct entry *e,
+static void entry_share(struct entry *to, const struct entry *e,
 			const struct node *old, const struct node *n,
 			ptrdiff_t shift, bool take)
 {
@@ -405,12 +407,8 @@ static void entry_share(struct entry *to, struct entry *e,
 	*to = *e;
 	to->moved = false;
 	to->name = (const char *)n->raw->data + (at + shift);
-	if (!e->ptr)
+	if (!e->ptr || take)
 		return;
-	if (take) {
-		e->moved = true;
-		return;
-	}
 	if (kind_of(e->mode) == K_TREE)
 		((struct node *)e->ptr)->refs++;
 	else
