@@ -549,6 +549,8 @@ static int inflate_prefix(unsigned char *out, size_t want, size_t *got,
  * header: faster than starting zlib for its first bytes.
  */
 #define DELTA_WHOLE 4096
+/* The bytes of a delta that hold its header: two sizes, as varints. */
+#define DELTA_HEAD 24
 
 /* The size of the object the delta entry e makes, from its first bytes. */
 static int delta_result_size(size_t *size, const struct pack *p,
@@ -563,7 +565,8 @@ static int delta_result_size(size_t *size, const struct pack *p,
 		if ((rc = odb_inflate_entry(head, p, e, offset)) < 0)
 			return rc;
 		got = e->size;
-	} else if ((rc = inflate_prefix(head, 24, &got, p, e, offset)) < 0) {
+	} else if ((rc = inflate_prefix(head, DELTA_HEAD, &got, p, e,
+					offset)) < 0) {
 		return rc;
 	}
 	if (!odb_delta_start(&it, head, got))

@@ -369,7 +369,7 @@ static void sort_keys(uint32_t *keys, uint32_t *tmp, size_t n)
 
 struct chunk_queue {
 	struct rename_detector *rd;
-	size_t nkeys;             /* distinct hashes, first seen, in rd->keys */
+	size_t nkeys;             /* distinct hashes, in rd->keys */
 	unsigned n, at;           /* chunks waiting; the slot of the next */
 	uint32_t hash[CHUNK_AHEAD], len[CHUNK_AHEAD];
 };
@@ -410,7 +410,7 @@ static size_t chunk_flush(struct chunk_queue *q)
 }
 
 /*
- * The chunks of buf into rd->counts (and their hashes, first seen,
+ * The chunks of buf into rd->counts (and their hashes, first counted,
  * into rd->keys); returns how many keys. A line at a time: the bytes
  * before its '\n' (less a CR just before it, in text) in chunks of
  * SPAN_MAX, then the last chunk with the '\n'. No test per byte but the
@@ -1018,7 +1018,8 @@ static int board_pick(int *out, struct rename_sources *rs,
 	if ((err = info_index(rd, d)) < 0)
 		return err;
 	for (k = 0; k < np; k++)
-		pend[k].bound = score_bound(rs->src[pend[k].src].size, dsize, d);
+		pend[k].bound = score_bound(rs->src[pend[k].src].size, dsize,
+					    d);
 	qsort(pend, np, sizeof(*pend), pending_cmp);
 
 	for (k = 0; k < np; k++) {
