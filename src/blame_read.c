@@ -212,6 +212,29 @@ static void skim_head(struct skim *x, struct skim *y, bool *hx, bool *hy,
 	*hx = skim_next(x);
 }
 
+/*
+ * x and y are just past entries of one name and the same object: the
+ * trees likely go on alike (a commit that changes two entries of a big
+ * directory far apart leaves those between as they were). Skim y alone
+ * over its whole entries that repeat x's bytes, up to the common tail
+ * (the last `tail` bytes), and put x at the same place: the same bytes
+ * hold the same entries, with no subtree to read.
+ */
+static void skim_alike(struct skim *x, struct skim *y, size_t tail)
+{
+	const unsigned char *y0 = y->at, *stop;
+	size_t xl = (size_t)(x->end - x->at), yl = (size_t)(y->end - y->at);
+	size_t most = xl < yl ? xl : yl;
+	struct skim t = *y;
+
+	if (tail < yl && yl - tail < most)
+		most = yl - tail;
+	stop = y0 + diff_common_prefix(x->at, y->at, most);
+	while (skim_next(&t) && t.at <= stop)
+		*y = t;
+	x->at += y->at - y0;
+}
+
 /* Drop what slot s (or NULL) still holds. */
 static void handoff_empty(struct handoff *s)
 {
@@ -307,6 +330,9 @@ static int reader_trees(struct reader *R, const git_oid *old,
 			memcpy(n.id, y.oid, GIT_OID_RAWSZ);
 			rc = reader_trees(R, c ? NULL : &o, &n, depth + 1);
 		}
+		if (!c && x.tree == y.tree &&
+		    !memcmp(x.oid, y.oid, GIT_OID_RAWSZ))
+			skim_alike(&x, &y, ends.tail);
 		if (!c)
 			hx = skim_next(&x);
 		hy = skim_next(&y);

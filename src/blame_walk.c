@@ -573,6 +573,58 @@ static int build_tail(struct build *B)
 	return 1;
 }
 
+/*
+ * How far raw tree bytes `raw` from byte `at` on repeat old's own, from
+ * the end of its entry oi - 1 (or its start) on: old's entries [oi, k)
+ * are repeated whole, and k is returned (at most `limit`). The same bytes
+ * parse as the same entries in the same order, so where two raw trees
+ * went on alike after a change (a commit that changes two entries of a
+ * big directory far apart leaves all those between them as they were),
+ * the entries between need not be parsed or compared by name.
+ */
+static size_t repeated_run(const struct node *old, size_t oi, size_t limit,
+			   const struct odb_object *raw, size_t at)
+{
+	size_t from = oi ? entry_end(old, &old->e[oi - 1]) : 0, run, k;
+
+	if (oi >= limit || at >= raw->len)
+		return oi;
+	run = entry_end(old, &old->e[limit - 1]) - from;
+	if (run > raw->len - at)
+		run = raw->len - at;
+	run = diff_common_prefix(old->raw->data + from, raw->data + at, run);
+	k = entries_ending_by(old, from + run);
+	return k > oi ? k : oi;
+}
+
+/*
+ * n's last entry came over unchanged from old's entry B->oi - 1: take
+ * over old's entries that n's raw tree repeats from there on, up to old's
+ * common tail, which build_tail() takes.
+ */
+static int build_resync(struct build *B)
+{
+	struct node *old = B->old, *n = B->n;
+	size_t oi = B->oi, k, i;
+	int rc;
+
+	k = repeated_run(old, oi, B->tail < old->n ? B->tail : old->n, n->raw,
+			 B->at);
+	if (k == oi)
+		return 0;
+	if ((rc = node_room(n, &B->alloc, n->n + (k - oi))) < 0)
+		return rc;
+	build_share(B, oi, k, (ptrdiff_t)B->at -
+		    (ptrdiff_t)entry_end(old, &old->e[oi - 1]));
+	if (B->take)
+		for (i = oi; i < k; i++)
+			old->e[i].moved = true;
+	B->at += entry_end(old, &old->e[k - 1]) -
+		 entry_end(old, &old->e[oi - 1]);
+	B->oi = k;
+	return 0;
+}
+
 /* old's entry of e's name and kind, if any: both lists are in order. */
 static struct entry *build_old_match(struct build *B, const struct entry *e)
 {
@@ -705,7 +757,7 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 	if (old)
 		build_ends(&B, &ends);
 	while (B.at < n->raw->len) {
-		struct entry *e;
+		struct entry *e, *oe;
 
 		if ((rc = build_tail(&B)) != 0) {
 			if (rc < 0)
@@ -719,8 +771,11 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 					    n->n ? &n->e[n->n - 1] : NULL)) < 0)
 			goto done;
 		n->n++;
-		if ((rc = build_entry(E, &B, e, build_old_match(&B, e),
-				      base)) < 0)
+		oe = build_old_match(&B, e);
+		if ((rc = build_entry(E, &B, e, oe, base)) < 0)
+			goto done;
+		if (oe && oe->mode == e->mode && e->ptr == oe->ptr &&
+		    (rc = build_resync(&B)) < 0)
 			goto done;
 	}
 	if ((rc = check_twins(n->e, n->n, oid)) < 0)
@@ -856,8 +911,19 @@ static int collect_deleted(struct engine *E, struct deleted *d,
 		}
 		if (!new || j >= new->n)
 			c = -1;
-		/* Of one name on both sides: a file is not deleted. */
-		if (c == 0 && (!otree || o->ptr == new->e[j].ptr))
+		/*
+		 * Of one name on both sides: a file is not deleted. Unchanged,
+		 * the entries after it are likely the same too.
+		 */
+		if (c == 0 && o->ptr == new->e[j].ptr) {
+			size_t k = repeated_run(old, i + 1, end, new->raw,
+						entry_end(new, &new->e[j]));
+
+			j += k - i;
+			i = k - 1;
+			continue;
+		}
+		if (c == 0 && !otree)
 			continue;
 		if ((rc = blame_path_push(E, base, o->name, o->namelen)) < 0)
 			return rc;
