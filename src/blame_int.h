@@ -94,15 +94,19 @@ struct pool {
 	struct version *free;     /* freed versions, through next_free */
 };
 
-/* A tree entry of the mirror. */
+/*
+ * A tree entry of the mirror: 24 bytes, for a mirror copies millions of
+ * them. Its object name is not copied: it follows the name's NUL in the
+ * raw tree (entry_oid()).
+ */
 struct entry {
 	const char *name;         /* in the node's raw tree, NUL-terminated */
+	void *ptr;                /* struct node (tree), struct version (file) */
 	uint32_t namelen;
-	uint32_t mode;
-	git_oid oid;
+	uint8_t kind;             /* enum kind */
+	bool exec;                /* a regular file of mode 100755 */
 	uint8_t modelen;          /* digits of the mode in the raw tree */
 	bool moved;               /* its reference went to a successor node */
-	void *ptr;                /* struct node (tree), struct version (file) */
 };
 
 struct node {
@@ -129,6 +133,20 @@ static inline enum kind kind_of(uint32_t mode)
 	case 0160000: return K_GITLINK;
 	default: return K_FILE;
 	}
+}
+
+/* Entry e's object name, in its node's raw tree. */
+static inline const git_oid *entry_oid(const struct entry *e)
+{
+	return (const git_oid *)(const void *)(e->name + e->namelen + 1);
+}
+
+/* Entry e's mode as git reads it (canon_mode()). */
+static inline uint32_t entry_mode(const struct entry *e)
+{
+	static const uint32_t mode[] = { 0040000, 0100644, 0120000, 0160000 };
+
+	return e->exec ? 0100755 : mode[e->kind];
 }
 
 

@@ -37,7 +37,7 @@ static int tree_visit(struct engine *E, const struct node *n, size_t base,
 
 	for (i = 0; i < n->n; i++) {
 		const struct entry *e = &n->e[i];
-		enum kind k = kind_of(e->mode);
+		enum kind k = e->kind;
 
 		if (k != K_TREE && k != K_FILE)
 			continue;
@@ -51,7 +51,7 @@ static int tree_visit(struct engine *E, const struct node *n, size_t base,
 				return rc;
 			continue;
 		}
-		if (blame_tip_wanted(E->opts, e->mode, E->path) &&
+		if (blame_tip_wanted(E->opts, entry_mode(e), E->path) &&
 		    (rc = fn(E, e, payload)) < 0)
 			return rc;
 	}

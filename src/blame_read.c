@@ -71,20 +71,20 @@ static int reader_list(struct reader *R, const git_oid *oid, size_t base)
 					 e.namelen)) < 0)
 			break;
 		prev = e;
-		if (kind_of(e.mode) == K_TREE) {
+		if (e.kind == K_TREE) {
 			R->path[base + e.namelen] = '/';
 			R->depth++;
-			rc = reader_list(R, &e.oid, base + e.namelen + 1);
+			rc = reader_list(R, entry_oid(&e), base + e.namelen + 1);
 			R->depth--;
 			if (rc < 0)
 				break;
 			continue;
 		}
-		if (!blame_tip_wanted(E->opts, e.mode, R->path))
+		if (!blame_tip_wanted(E->opts, entry_mode(&e), R->path))
 			continue;
 		if ((rc = UTIL_GROW(R->tips, R->tips_alloc, R->ntips + 1)) < 0)
 			break;
-		git_oid_cpy(&R->tips[R->ntips].oid, &e.oid);
+		git_oid_cpy(&R->tips[R->ntips].oid, entry_oid(&e));
 		R->tips[R->ntips++].text = -1;
 	}
 	odb_object_free(raw);

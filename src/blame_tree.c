@@ -56,24 +56,25 @@ static int diff_entry(struct tdiff *D, const struct entry *x,
 	struct blame_tree_change ch = { 0 };
 	int rc;
 
-	if (x && y && x->mode == y->mode && git_oid_equal(&x->oid, &y->oid))
+	if (x && y && entry_mode(x) == entry_mode(y) &&
+	    git_oid_equal(entry_oid(x), entry_oid(y)))
 		return 0;
 	if ((rc = blame_path_put(&D->path, &D->alloc, base, any->name,
 				 any->namelen)) < 0)
 		return rc;
-	if (kind_of(any->mode) == K_TREE) {
+	if (any->kind == K_TREE) {
 		D->path[base + any->namelen] = '/';
-		return diff_trees(D, x ? &x->oid : NULL, y ? &y->oid : NULL,
+		return diff_trees(D, x ? entry_oid(x) : NULL, y ? entry_oid(y) : NULL,
 				  base + any->namelen + 1);
 	}
 	ch.path = D->path;
 	if (x) {
-		ch.old_mode = x->mode;
-		git_oid_cpy(&ch.old_oid, &x->oid);
+		ch.old_mode = entry_mode(x);
+		git_oid_cpy(&ch.old_oid, entry_oid(x));
 	}
 	if (y) {
-		ch.new_mode = y->mode;
-		git_oid_cpy(&ch.new_oid, &y->oid);
+		ch.new_mode = entry_mode(y);
+		git_oid_cpy(&ch.new_oid, entry_oid(y));
 	}
 	return D->fn(&ch, D->payload);
 }
@@ -97,8 +98,8 @@ static int diff_trees(struct tdiff *D, const git_oid *a, const git_oid *b,
 		const struct entry *q = j < y.n ? &y.e[j] : NULL;
 		int c = !p ? 1 : !q ? -1 :
 			blame_name_cmp(p->name, p->namelen,
-				       kind_of(p->mode) == K_TREE, q->name,
-				       q->namelen, kind_of(q->mode) == K_TREE);
+				       p->kind == K_TREE, q->name,
+				       q->namelen, q->kind == K_TREE);
 
 		rc = diff_entry(D, c <= 0 ? p : NULL, c >= 0 ? q : NULL, base);
 		i += c <= 0;

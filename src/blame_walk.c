@@ -138,7 +138,7 @@ void blame_node_decref(struct pool *P, struct node *n)
 			__builtin_prefetch(n->e[i + 8].ptr, 1);
 		if (!e->ptr || e->moved)
 			continue;
-		if (kind_of(e->mode) == K_TREE)
+		if (e->kind == K_TREE)
 			blame_node_decref(P, e->ptr);
 		else
 			blame_version_decref(P, e->ptr);
@@ -157,7 +157,7 @@ static const struct entry *entries_find(const struct entry *es, size_t n,
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		const struct entry *e = &es[mid];
-		int etree = kind_of(e->mode) == K_TREE;
+		int etree = e->kind == K_TREE;
 		int c = blame_name_cmp(e->name, e->namelen, etree, name, len,
 				       tree);
 
@@ -287,9 +287,9 @@ static int check_join(const struct entry *a, const struct entry *b,
 {
 	if (a->namelen == b->namelen && !memcmp(a->name, b->name, a->namelen))
 		return bad_entry(tree, b, "is there twice");
-	if (blame_name_cmp(a->name, a->namelen, kind_of(a->mode) == K_TREE,
+	if (blame_name_cmp(a->name, a->namelen, a->kind == K_TREE,
 			   b->name, b->namelen,
-			   kind_of(b->mode) == K_TREE) >= 0)
+			   b->kind == K_TREE) >= 0)
 		return bad_entry(tree, b, "is out of order");
 	return 0;
 }
@@ -317,10 +317,11 @@ int blame_parse_entry(struct entry *e, const struct odb_object *raw,
 		return error_set("corrupt tree '%s': truncated entry",
 				 git_oid_tostr_s(tree));
 	e->modelen = (uint8_t)(i - ms);
-	e->mode = canon_mode(mode);
+	mode = canon_mode(mode);
+	e->kind = (uint8_t)kind_of(mode);
+	e->exec = mode == 0100755;
 	e->name = (const char *)d + i + 1;
 	e->namelen = (uint32_t)(nul - (d + i + 1));
-	memcpy(e->oid.id, nul + 1, GIT_OID_RAWSZ);
 	*at = (size_t)(nul + 1 + GIT_OID_RAWSZ - d);
 	e->ptr = NULL;
 	e->moved = false;
@@ -330,7 +331,7 @@ int blame_parse_entry(struct entry *e, const struct odb_object *raw,
 	if (!strcmp(e->name, ".") || !strcmp(e->name, "..") ||
 	    memchr(e->name, '/', e->namelen))
 		return bad_entry(tree, e, "is no file name");
-	if (!e->mode)
+	if (!mode)
 		return bad_entry(tree, e, "has a bad mode");
 	/* A file and a directory of the same name are duplicates too. */
 	return prev ? check_join(prev, e, tree) : 0;
@@ -350,7 +351,7 @@ static int check_twins(const struct entry *e, size_t n, const git_oid *tree)
 	for (i = 1; i < n; i++) {
 		const struct entry *d = &e[i], *p = &e[i - 1];
 
-		if (kind_of(d->mode) != K_TREE || p->namelen <= d->namelen ||
+		if (d->kind != K_TREE || p->namelen <= d->namelen ||
 		    (unsigned char)p->name[d->namelen] >= '/' ||
 		    memcmp(p->name, d->name, d->namelen))
 			continue;
@@ -409,7 +410,7 @@ static void entry_share(struct entry *to, const struct entry *e,
 	to->name = (const char *)n->raw->data + (at + shift);
 	if (!e->ptr || take)
 		return;
-	if (kind_of(e->mode) == K_TREE)
+	if (e->kind == K_TREE)
 		((struct node *)e->ptr)->refs++;
 	else
 		((struct version *)e->ptr)->refs++;
@@ -629,12 +630,12 @@ static int build_resync(struct build *B)
 static struct entry *build_old_match(struct build *B, const struct entry *e)
 {
 	struct node *old = B->old;
-	int tree = kind_of(e->mode) == K_TREE;
+	int tree = e->kind == K_TREE;
 
 	while (old && B->oi < old->n) {
 		struct entry *o = &old->e[B->oi];
 		int c = blame_name_cmp(o->name, o->namelen,
-				       kind_of(o->mode) == K_TREE, e->name,
+				       o->kind == K_TREE, e->name,
 				       e->namelen, tree);
 
 		if (c > 0)
@@ -657,20 +658,20 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 static int build_entry(struct engine *E, struct build *B, struct entry *e,
 		       struct entry *oe, size_t base)
 {
-	enum kind k = kind_of(e->mode);
+	enum kind k = e->kind;
 	int rc;
 
 	if (k == K_TREE) {
 		struct node *sub, *os = NULL;
 
-		if (oe && kind_of(oe->mode) == K_TREE)
+		if (oe && oe->kind == K_TREE)
 			os = oe->ptr;
 		if ((rc = blame_path_push(E, base, e->name, e->namelen)) < 0)
 			return rc;
 		E->path[base + e->namelen] = '/';
 		/* os goes with old unless something else holds it. */
 		E->depth++;
-		rc = build_node(&sub, E, os, &e->oid, base + e->namelen + 1,
+		rc = build_node(&sub, E, os, entry_oid(e), base + e->namelen + 1,
 				B->take && os && os->refs == 1);
 		E->depth--;
 		if (rc < 0)
@@ -682,8 +683,8 @@ static int build_entry(struct engine *E, struct build *B, struct entry *e,
 		}
 		e->ptr = sub;
 	} else if (k == K_FILE) {
-		if (oe && kind_of(oe->mode) == K_FILE &&
-		    git_oid_equal(&oe->oid, &e->oid)) {
+		if (oe && oe->kind == K_FILE &&
+		    git_oid_equal(entry_oid(oe), entry_oid(e))) {
 			struct version *v = oe->ptr;
 
 			if (B->take)
@@ -774,7 +775,7 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 		oe = build_old_match(&B, e);
 		if ((rc = build_entry(E, &B, e, oe, base)) < 0)
 			goto done;
-		if (oe && oe->mode == e->mode && e->ptr == oe->ptr &&
+		if (oe && entry_mode(oe) == entry_mode(e) && e->ptr == oe->ptr &&
 		    (rc = build_resync(&B)) < 0)
 			goto done;
 	}
@@ -826,9 +827,9 @@ static int deleted_add(struct deleted *d, const char *path,
 	if (!d->paths[d->n])
 		return error_oom();
 	d->src[d->n].path = d->paths[d->n];
-	d->src[d->n].mode = e->mode;
-	git_oid_cpy(&d->src[d->n].oid, &e->oid);
-	d->ver[d->n] = kind_of(e->mode) == K_FILE ? e->ptr : NULL;
+	d->src[d->n].mode = entry_mode(e);
+	git_oid_cpy(&d->src[d->n].oid, entry_oid(e));
+	d->ver[d->n] = e->kind == K_FILE ? e->ptr : NULL;
 	d->n++;
 	return 0;
 }
@@ -844,7 +845,7 @@ static int collect_all(struct engine *E, struct deleted *d,
 
 		if ((rc = blame_path_push(E, base, e->name, e->namelen)) < 0)
 			return rc;
-		if (kind_of(e->mode) == K_TREE) {
+		if (e->kind == K_TREE) {
 			E->path[base + e->namelen] = '/';
 			rc = collect_all(E, d, e->ptr, base + e->namelen + 1);
 		} else {
@@ -896,14 +897,14 @@ static int collect_deleted(struct engine *E, struct deleted *d,
 		common_entries(old, new, &j, &end);
 	for (i = j; i < end; i++) {
 		const struct entry *o = &old->e[i];
-		int otree = kind_of(o->mode) == K_TREE, c = -1;
+		int otree = o->kind == K_TREE, c = -1;
 
 		while (new && j < new->n) {
 			const struct entry *e = &new->e[j];
 
 			c = blame_name_cmp(o->name, o->namelen, otree,
 					   e->name, e->namelen,
-					   kind_of(e->mode) == K_TREE);
+					   e->kind == K_TREE);
 			if (c <= 0)
 				break;
 			j++;
@@ -1094,13 +1095,13 @@ static void search_same_path(struct search *S, const struct engine *E,
 		 * parent: a type change gives no origin at all.
 		 */
 		S->present[i] = 1;
-		if (kind_of(pe->mode) != K_FILE)
+		if (pe->kind != K_FILE)
 			continue;
-		if (git_oid_equal(&pe->oid, &e->oid)) {
+		if (git_oid_equal(entry_oid(pe), entry_oid(e))) {
 			S->share = pe->ptr;
 			return;
 		}
-		if (first_of_blob(S->sgp, i, &pe->oid, S->tab, S->mask))
+		if (first_of_blob(S->sgp, i, entry_oid(pe), S->tab, S->mask))
 			S->sgp[i] = pe->ptr;
 	}
 }
@@ -1140,8 +1141,8 @@ static int search_renames(struct search *S, struct engine *E, uint32_t c,
 			return rc;
 		if (!del[i].n)
 			continue;
-		rc = rename_sources_find(&idx, del[i].prepared, path, e->mode,
-					 &e->oid);
+		rc = rename_sources_find(&idx, del[i].prepared, path, entry_mode(e),
+					 entry_oid(e));
 		/*
 		 * A blob a partial clone left out: an error only if the tip
 		 * needs this version. (No exact match was found, so a later
@@ -1158,7 +1159,7 @@ static int search_renames(struct search *S, struct engine *E, uint32_t c,
 		if (idx < 0 || !del[i].ver[idx])
 			continue;
 		E->nrenames++;
-		if (git_oid_equal(&del[i].src[idx].oid, &e->oid)) {
+		if (git_oid_equal(&del[i].src[idx].oid, entry_oid(e))) {
 			S->share = del[i].ver[idx];
 			return 0;
 		}
@@ -1174,7 +1175,7 @@ static int search_renames(struct search *S, struct engine *E, uint32_t c,
 static int search_version(struct version **out, struct search *S,
 			  struct engine *E, uint32_t c, const struct entry *e)
 {
-	struct version *v = version_new(E, c, &e->oid);
+	struct version *v = version_new(E, c, entry_oid(e));
 	uint32_t i, k;
 
 	if (!v)
