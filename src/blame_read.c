@@ -74,7 +74,8 @@ static int reader_list(struct reader *R, const git_oid *oid, size_t base)
 		if (e.kind == K_TREE) {
 			R->path[base + e.namelen] = '/';
 			R->depth++;
-			rc = reader_list(R, entry_oid(&e), base + e.namelen + 1);
+			rc = reader_list(R, entry_oid(&e),
+					 base + e.namelen + 1);
 			R->depth--;
 			if (rc < 0)
 				break;

@@ -64,7 +64,8 @@ static int diff_entry(struct tdiff *D, const struct entry *x,
 		return rc;
 	if (any->kind == K_TREE) {
 		D->path[base + any->namelen] = '/';
-		return diff_trees(D, x ? entry_oid(x) : NULL, y ? entry_oid(y) : NULL,
+		return diff_trees(D, x ? entry_oid(x) : NULL,
+				  y ? entry_oid(y) : NULL,
 				  base + any->namelen + 1);
 	}
 	ch.path = D->path;

@@ -671,7 +671,8 @@ static int build_entry(struct engine *E, struct build *B, struct entry *e,
 		E->path[base + e->namelen] = '/';
 		/* os goes with old unless something else holds it. */
 		E->depth++;
-		rc = build_node(&sub, E, os, entry_oid(e), base + e->namelen + 1,
+		rc = build_node(&sub, E, os, entry_oid(e),
+				base + e->namelen + 1,
 				B->take && os && os->refs == 1);
 		E->depth--;
 		if (rc < 0)
@@ -775,7 +776,8 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 		oe = build_old_match(&B, e);
 		if ((rc = build_entry(E, &B, e, oe, base)) < 0)
 			goto done;
-		if (oe && entry_mode(oe) == entry_mode(e) && e->ptr == oe->ptr &&
+		if (oe && entry_mode(oe) == entry_mode(e) &&
+		    e->ptr == oe->ptr &&
 		    (rc = build_resync(&B)) < 0)
 			goto done;
 	}
@@ -1141,8 +1143,8 @@ static int search_renames(struct search *S, struct engine *E, uint32_t c,
 			return rc;
 		if (!del[i].n)
 			continue;
-		rc = rename_sources_find(&idx, del[i].prepared, path, entry_mode(e),
-					 entry_oid(e));
+		rc = rename_sources_find(&idx, del[i].prepared, path,
+					 entry_mode(e), entry_oid(e));
 		/*
 		 * A blob a partial clone left out: an error only if the tip
 		 * needs this version. (No exact match was found, so a later
