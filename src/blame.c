@@ -62,6 +62,7 @@ static void engine_release(struct engine *E)
 	free(E->children_left);
 	free(E->pend);
 	free(E->path);
+	free(E->parsed);
 	for (size_t i = 0; i < E->nbroken; i++)
 		free(E->broken[i].msg);
 	free(E->broken);

@@ -196,6 +196,8 @@ struct engine {
 	/* scratch */
 	char *path;
 	size_t path_alloc;
+	uint32_t *parsed;         /* entries build_node() parsed, a stack */
+	size_t nparsed, parsed_alloc;
 	unsigned depth;           /* of the tree build_node() is at */
 	uint32_t walking;         /* the commit being mirrored */
 	uint32_t built;           /* the nodes built for it */

@@ -361,6 +361,36 @@ static int check_twins(const struct entry *e, size_t n, const git_oid *tree)
 	return 0;
 }
 
+/*
+ * check_twins() for a node whose entries all came over from nodes already
+ * checked but for entries parsed[0, np): a file and a directory of one
+ * name, both from one checked node, would have been refused there, so
+ * each twin is looked for from a parsed entry, by bisection (a file
+ * sorts before its directory). The first directory in order is named,
+ * as check_twins() names it.
+ */
+static int check_twins_of(const struct entry *e, size_t n,
+			  const uint32_t *parsed, size_t np,
+			  const git_oid *tree)
+{
+	const struct entry *first = NULL, *d;
+	size_t k;
+
+	for (k = 0; k < np; k++) {
+		const struct entry *p = &e[parsed[k]];
+
+		if (p->kind == K_TREE)
+			d = entries_find(e, parsed[k], p->name, p->namelen, 0) ?
+			    p : NULL;
+		else
+			d = entries_find(p + 1, n - parsed[k] - 1, p->name,
+					 p->namelen, 1);
+		if (d && (!first || d < first))
+			first = d;
+	}
+	return first ? bad_entry(tree, first, "is there twice") : 0;
+}
+
 int blame_tree_parse(struct entry **e, size_t *n, size_t *alloc,
 		     const struct odb_object *raw, const git_oid *oid)
 {
@@ -703,6 +733,40 @@ static int build_entry(struct engine *E, struct build *B, struct entry *e,
 }
 
 /*
+ * Parse n's entries from B->at on, up to old's common tail: each parsed
+ * one's place goes on E->parsed (check_twins_of()); past an unchanged
+ * one, the run both raw trees repeat is taken over (build_resync()).
+ */
+static int build_middle(struct engine *E, struct build *B, size_t base)
+{
+	struct node *n = B->n;
+	int rc;
+
+	while (B->at < n->raw->len) {
+		struct entry *e, *oe;
+
+		if ((rc = build_tail(B)) != 0)
+			return rc < 0 ? rc : 0;
+		if ((rc = node_room(n, &B->alloc, n->n + 1)) < 0 ||
+		    (rc = UTIL_GROW(E->parsed, E->parsed_alloc,
+				    E->nparsed + 1)) < 0)
+			return rc;
+		e = &n->e[n->n];
+		if ((rc = blame_parse_entry(e, n->raw, &B->at, B->oid,
+					    n->n ? &n->e[n->n - 1] : NULL)) < 0)
+			return rc;
+		E->parsed[E->nparsed++] = n->n++;
+		oe = build_old_match(B, e);
+		if ((rc = build_entry(E, B, e, oe, base)) < 0)
+			return rc;
+		if (oe && entry_mode(oe) == entry_mode(e) &&
+		    e->ptr == oe->ptr && (rc = build_resync(B)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
  * Mirror tree `oid` (at E->path[0..base)) for the commit being walked,
  * sharing what is unchanged from `old`, the first parent's mirror of the
  * same directory. Changed regular files are left NULL and queued.
@@ -725,6 +789,7 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 	struct build B = { .old = old, .oid = oid, .take = take };
 	struct handed_ends ends;
 	struct node *n = NULL;
+	size_t np0 = E->nparsed, np;
 	int rc = 0;
 
 	*out = NULL;
@@ -758,34 +823,19 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 		goto done;
 	if (old)
 		build_ends(&B, &ends);
-	while (B.at < n->raw->len) {
-		struct entry *e, *oe;
-
-		if ((rc = build_tail(&B)) != 0) {
-			if (rc < 0)
-				goto done;
-			break;
-		}
-		if ((rc = node_room(n, &B.alloc, n->n + 1)) < 0)
-			goto done;
-		e = &n->e[n->n];
-		if ((rc = blame_parse_entry(e, n->raw, &B.at, oid,
-					    n->n ? &n->e[n->n - 1] : NULL)) < 0)
-			goto done;
-		n->n++;
-		oe = build_old_match(&B, e);
-		if ((rc = build_entry(E, &B, e, oe, base)) < 0)
-			goto done;
-		if (oe && entry_mode(oe) == entry_mode(e) &&
-		    e->ptr == oe->ptr &&
-		    (rc = build_resync(&B)) < 0)
-			goto done;
-	}
-	if ((rc = check_twins(n->e, n->n, oid)) < 0)
+	if ((rc = build_middle(E, &B, base)) < 0)
+		goto done;
+	np = E->nparsed - np0;
+	if (!old || np * 16 >= n->n)
+		rc = check_twins(n->e, n->n, oid);
+	else
+		rc = check_twins_of(n->e, n->n, E->parsed + np0, np, oid);
+	if (rc < 0)
 		goto done;
 	*out = n;
 	n = NULL;
 done:
+	E->nparsed = np0;
 	if (n) {
 		/* Entries not yet filled are NULL and skipped. */
 		blame_node_decref(&E->pool, n);

@@ -214,15 +214,21 @@ case_bad_tree() {
 # parent's: T1 is a-b, a/, zz; T2 adds the file a before them, so the
 # walk parses a and takes a-b, a/ and zz over from T1 as they are.
 case_twins_shared() {
-	local sub t1 t2 c
+	local sub t1 t2 c blob fill='' i
 	repo_new r
 	commit_file f one a
 	sub=$(git rev-parse HEAD^{tree})
-	t1=$(printf '100644 blob %s\ta-b\n040000 tree %s\ta\n100644 blob %s\tzz\n' \
-		"$(git rev-parse HEAD:f)" "$sub" "$(git rev-parse HEAD:f)" | git mktree)
-	t2=$(printf '100644 blob %s\ta\n100644 blob %s\ta-b\n040000 tree %s\ta\n100644 blob %s\tzz\n' \
-		"$(git rev-parse HEAD:f)" "$(git rev-parse HEAD:f)" "$sub" \
-		"$(git rev-parse HEAD:f)" | git mktree)
+	blob=$(git rev-parse HEAD:f)
+	# $1 more files after zz: in a big directory the walk looks for the
+	# twins of the entries it parsed only (check_twins_of()).
+	for i in $(seq -w "${1:-0}"); do
+		fill="$fill$(printf '100644 blob %s\tzz%s' "$blob" "$i")
+"
+	done
+	t1=$(printf '100644 blob %s\ta-b\n040000 tree %s\ta\n100644 blob %s\tzz\n%s' \
+		"$blob" "$sub" "$blob" "$fill" | git mktree)
+	t2=$(printf '100644 blob %s\ta\n100644 blob %s\ta-b\n040000 tree %s\ta\n100644 blob %s\tzz\n%s' \
+		"$blob" "$blob" "$sub" "$blob" "$fill" | git mktree)
 	c=$(git commit-tree -m one "$t1")
 	c=$(git commit-tree -m two -p "$c" "$t2")
 	git update-ref refs/heads/main "$c"
@@ -230,6 +236,29 @@ case_twins_shared() {
 	*duplicateEntries*) ;;
 	*) echo "git fsck takes it"; return 1 ;;
 	esac
+	git blame main -- a-b >/dev/null || { echo "git blame refuses it"; return 1; }
+	refused "corrupt tree '$t2': entry 'a' is there twice\$"
+}
+
+# The same with the directory new: T1 is a, a-b, zz and 100 files after
+# it; T2 adds the directory a after a-b.
+case_twins_shared_dir() {
+	local sub t1 t2 c blob fill='' i
+	repo_new r
+	commit_file f one a
+	sub=$(git rev-parse HEAD^{tree})
+	blob=$(git rev-parse HEAD:f)
+	for i in $(seq -w 100); do
+		fill="$fill$(printf '100644 blob %s\tzz%s' "$blob" "$i")
+"
+	done
+	t1=$(printf '100644 blob %s\ta\n100644 blob %s\ta-b\n100644 blob %s\tzz\n%s' \
+		"$blob" "$blob" "$blob" "$fill" | git mktree)
+	t2=$(printf '100644 blob %s\ta\n100644 blob %s\ta-b\n040000 tree %s\ta\n100644 blob %s\tzz\n%s' \
+		"$blob" "$blob" "$sub" "$blob" "$fill" | git mktree)
+	c=$(git commit-tree -m one "$t1")
+	c=$(git commit-tree -m two -p "$c" "$t2")
+	git update-ref refs/heads/main "$c"
 	git blame main -- a-b >/dev/null || { echo "git blame refuses it"; return 1; }
 	refused "corrupt tree '$t2': entry 'a' is there twice\$"
 }
@@ -455,6 +484,8 @@ run_case tree-file-and-dir case_bad_tree '100644 a,40000 a' "entry 'a' is there 
 run_case tree-twins-apart case_bad_tree '100644 a,100644 a-b,100644 a.c,40000 a' "entry 'a' is there twice"
 run_case tree-twins-link case_bad_tree '120000 a,100644 a.c,40000 a' "entry 'a' is there twice"
 run_case tree-twins-shared case_twins_shared
+run_case tree-twins-shared-big case_twins_shared 100
+run_case tree-twins-shared-dir case_twins_shared_dir
 run_case tree-unsorted case_bad_tree '100644 b,100644 a' "entry 'a' is out of order"
 run_case tree-mode-zero case_bad_tree '0 a' "entry 'a' has a bad mode"
 run_case tree-mode-fifo case_bad_tree '10644 a' "entry 'a' has a bad mode"
