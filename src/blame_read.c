@@ -195,6 +195,44 @@ static bool skim_next(struct skim *s)
  * finds them (the tail clear of the head's whole entries), known unless
  * y's bytes stop the skim.
  */
+/* Whether p (before end) starts one of the modes git writes, and a space. */
+static bool skim_mode_at(const unsigned char *p, const unsigned char *end)
+{
+	static const char *const modes[] = {
+		"100644 ", "100755 ", "40000 ", "120000 ", "160000 "
+	};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++) {
+		size_t n = strlen(modes[i]);
+
+		if ((size_t)(end - p) >= n && !memcmp(p, modes[i], n))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Where to start skimming y to find its entry that holds byte `at`: an
+ * entry starts 21 bytes after the NUL that ends the name before it, with
+ * a mode, so the nearest such place at or before `at` (within
+ * SKIM_BACK bytes), else y's start. A NUL in an object name can fake one;
+ * what the reader finds is only a guide (the walk checks what it is
+ * handed), and a place that does not lead to `at` costs nothing more.
+ */
+#define SKIM_BACK 1024
+
+static const unsigned char *skim_near(const struct skim *y, size_t at)
+{
+	const unsigned char *d = y->base;
+	size_t q;
+
+	for (q = at; q > 0 && at - q <= SKIM_BACK; q--)
+		if (q >= 1 + GIT_OID_RAWSZ && !d[q - 1 - GIT_OID_RAWSZ] &&
+		    skim_mode_at(d + q, y->end))
+			return d + q;
+	return d;
+}
+
 static void skim_head(struct skim *x, struct skim *y, bool *hx, bool *hy,
 		      struct handed_ends *ends)
 {
@@ -202,6 +240,7 @@ static void skim_head(struct skim *x, struct skim *y, bool *hx, bool *hy,
 	size_t small = xl < yl ? xl : yl, head;
 
 	head = diff_common_prefix(x->base, y->base, small);
+	y->at = skim_near(y, head);
 	while ((*hy = skim_next(y)) && (size_t)(y->at - y->base) <= head)
 		;
 	ends->known = *hy || y->at == y->end;

@@ -263,6 +263,35 @@ case_twins_shared_dir() {
 	refused "corrupt tree '$t2': entry 'a' is there twice\$"
 }
 
+# The reader thread finds where a changed tree's entries start by looking
+# back from the first changed byte for a NUL 21 bytes before a mode: here
+# file "0" has a blob whose name's seventh byte is 0, and the file after
+# it is named "100644 x", so the reader's guess lands inside that entry
+# (checked by hand: 36, where the entry starts at 29). What the reader
+# finds is only a guide: the output must still be git's.
+case_fake_boundary() {
+	local seed
+	repo_new r
+	seed=$(python3 -c '
+import hashlib
+for i in range(1 << 20):
+    b = b"seed %d\n" % i
+    if hashlib.sha1(b"blob %d\0" % len(b) + b).digest()[6] == 0:
+        print(i); break')
+	printf 'seed %s\n' "$seed" >0
+	printf 'one\ntwo\n' >'100644 x'
+	for f in b c d e; do printf '%s\n' "$f" >"$f"; done
+	commit one
+	[ "$(git rev-parse HEAD:0 | cut -c13-14)" = 00 ] ||
+		{ echo "the blob of 0 has no 0 where the case needs it"; return 1; }
+	# The reader runs 16 commits and more ahead of the walk.
+	for i in $(seq 60); do
+		printf 'one\n%s\n' "$i" >'100644 x'
+		commit "c$i"
+	done
+	parity . HEAD~30 && parity . HEAD
+}
+
 # Trees nested deeper than 2,048 (git's core.maxTreeDepth from 2.44; git
 # 2.39 has no bound, and its ls-tree -r recurses on): strata's walks, and
 # libgit2's under --skip-vendored, recursed on the stack (SIGSEGV). 2,048
@@ -486,6 +515,7 @@ run_case tree-twins-link case_bad_tree '120000 a,100644 a.c,40000 a' "entry 'a' 
 run_case tree-twins-shared case_twins_shared
 run_case tree-twins-shared-big case_twins_shared 100
 run_case tree-twins-shared-dir case_twins_shared_dir
+run_case tree-fake-boundary case_fake_boundary
 run_case tree-unsorted case_bad_tree '100644 b,100644 a' "entry 'a' is out of order"
 run_case tree-mode-zero case_bad_tree '0 a' "entry 'a' has a bad mode"
 run_case tree-mode-fifo case_bad_tree '10644 a' "entry 'a' has a bad mode"
