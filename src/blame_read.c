@@ -255,21 +255,27 @@ static void skim_head(struct skim *x, struct skim *y, bool *hx, bool *hy,
 /*
  * x and y are just past entries of one name and the same object: the
  * trees likely go on alike (a commit that changes two entries of a big
- * directory far apart leaves those between as they were). Skim y alone
- * over its whole entries that repeat x's bytes, up to the common tail
- * (the last `tail` bytes), and put x at the same place: the same bytes
- * hold the same entries, with no subtree to read.
+ * directory far apart leaves those between as they were). Put y past its
+ * whole entries that repeat x's bytes, up to the common tail (the last
+ * `tail` bytes), and x at the same place: the same bytes hold the same
+ * entries, with no subtree to read. Where the entry that holds the
+ * first differing byte starts is found as skim_head() finds it.
  */
 static void skim_alike(struct skim *x, struct skim *y, size_t tail)
 {
-	const unsigned char *y0 = y->at, *stop;
+	const unsigned char *y0 = y->at, *stop, *near;
 	size_t xl = (size_t)(x->end - x->at), yl = (size_t)(y->end - y->at);
 	size_t most = xl < yl ? xl : yl;
-	struct skim t = *y;
+	struct skim t;
 
 	if (tail < yl && yl - tail < most)
 		most = yl - tail;
 	stop = y0 + diff_common_prefix(x->at, y->at, most);
+	/* From the entry that holds `stop`, if it can be told (skim_near()). */
+	near = skim_near(y, (size_t)(stop - y->base));
+	if (near > y0)
+		y->at = near;
+	t = *y;
 	while (skim_next(&t) && t.at <= stop)
 		*y = t;
 	x->at += y->at - y0;
