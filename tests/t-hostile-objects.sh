@@ -211,24 +211,30 @@ case_bad_tree() {
 
 # A file and a directory of one name with entries between them ("a-b"
 # sorts after "a" and before "a/"), in a tree the walk reads from its
-# parent's: T1 is a-b, a/, zz; T2 adds the file a before them, so the
-# walk parses a and takes a-b, a/ and zz over from T1 as they are.
+# parent's: T2 is a, a-b, a/, zz and $2 more files; T1 is the same
+# without the file a ($1 = file) or without the directory a ($1 = dir),
+# so the walk parses that one and takes the rest over from T1 as it is.
+# In a big directory (more than 16 entries a parsed one) the walk looks
+# for the twins of the entries it parsed only (check_twins_of()).
 case_twins_shared() {
-	local sub t1 t2 c blob fill='' i
+	local sub blob t1 t2 c i new
 	repo_new r
 	commit_file f one a
 	sub=$(git rev-parse HEAD^{tree})
 	blob=$(git rev-parse HEAD:f)
-	# $1 more files after zz: in a big directory the walk looks for the
-	# twins of the entries it parsed only (check_twins_of()).
-	for i in $(seq -w "${1:-0}"); do
-		fill="$fill$(printf '100644 blob %s\tzz%s' "$blob" "$i")
-"
-	done
-	t1=$(printf '100644 blob %s\ta-b\n040000 tree %s\ta\n100644 blob %s\tzz\n%s' \
-		"$blob" "$sub" "$blob" "$fill" | git mktree)
-	t2=$(printf '100644 blob %s\ta\n100644 blob %s\ta-b\n040000 tree %s\ta\n100644 blob %s\tzz\n%s' \
-		"$blob" "$blob" "$sub" "$blob" "$fill" | git mktree)
+	{
+		printf '100644 blob %s\ta\n100644 blob %s\ta-b\n' "$blob" "$blob"
+		printf '040000 tree %s\ta\n100644 blob %s\tzz\n' "$sub" "$blob"
+		for i in $(seq -w "$2"); do
+			printf '100644 blob %s\tzz%s\n' "$blob" "$i"
+		done
+	} >../t2
+	case $1 in
+	file) new="^100644 blob $blob"$'\t'"a\$" ;;
+	*) new='^040000 ' ;;
+	esac
+	t1=$(grep -v "$new" ../t2 | git mktree)
+	t2=$(git mktree <../t2)
 	c=$(git commit-tree -m one "$t1")
 	c=$(git commit-tree -m two -p "$c" "$t2")
 	git update-ref refs/heads/main "$c"
@@ -236,29 +242,6 @@ case_twins_shared() {
 	*duplicateEntries*) ;;
 	*) echo "git fsck takes it"; return 1 ;;
 	esac
-	git blame main -- a-b >/dev/null || { echo "git blame refuses it"; return 1; }
-	refused "corrupt tree '$t2': entry 'a' is there twice\$"
-}
-
-# The same with the directory new: T1 is a, a-b, zz and 100 files after
-# it; T2 adds the directory a after a-b.
-case_twins_shared_dir() {
-	local sub t1 t2 c blob fill='' i
-	repo_new r
-	commit_file f one a
-	sub=$(git rev-parse HEAD^{tree})
-	blob=$(git rev-parse HEAD:f)
-	for i in $(seq -w 100); do
-		fill="$fill$(printf '100644 blob %s\tzz%s' "$blob" "$i")
-"
-	done
-	t1=$(printf '100644 blob %s\ta\n100644 blob %s\ta-b\n100644 blob %s\tzz\n%s' \
-		"$blob" "$blob" "$blob" "$fill" | git mktree)
-	t2=$(printf '100644 blob %s\ta\n100644 blob %s\ta-b\n040000 tree %s\ta\n100644 blob %s\tzz\n%s' \
-		"$blob" "$blob" "$sub" "$blob" "$fill" | git mktree)
-	c=$(git commit-tree -m one "$t1")
-	c=$(git commit-tree -m two -p "$c" "$t2")
-	git update-ref refs/heads/main "$c"
 	git blame main -- a-b >/dev/null || { echo "git blame refuses it"; return 1; }
 	refused "corrupt tree '$t2': entry 'a' is there twice\$"
 }
@@ -512,9 +495,9 @@ run_case tree-duplicate case_bad_tree '100644 a,100644 a' "entry 'a' is there tw
 run_case tree-file-and-dir case_bad_tree '100644 a,40000 a' "entry 'a' is there twice"
 run_case tree-twins-apart case_bad_tree '100644 a,100644 a-b,100644 a.c,40000 a' "entry 'a' is there twice"
 run_case tree-twins-link case_bad_tree '120000 a,100644 a.c,40000 a' "entry 'a' is there twice"
-run_case tree-twins-shared case_twins_shared
-run_case tree-twins-shared-big case_twins_shared 100
-run_case tree-twins-shared-dir case_twins_shared_dir
+run_case tree-twins-shared case_twins_shared file 0
+run_case tree-twins-shared-big case_twins_shared file 100
+run_case tree-twins-shared-dir case_twins_shared dir 100
 run_case tree-fake-boundary case_fake_boundary
 run_case tree-unsorted case_bad_tree '100644 b,100644 a' "entry 'a' is out of order"
 run_case tree-mode-zero case_bad_tree '0 a' "entry 'a' has a bad mode"
