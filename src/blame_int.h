@@ -95,6 +95,16 @@ struct pool {
 };
 
 /*
+ * How many entries ahead a pass over a node's entries asks for the
+ * version or node an entry points to, whose count it will change: the
+ * counts are all over memory, and a miss takes about as long as the pass
+ * over dozens of entries. On A in performance.md, blame_version_decref
+ * took 4.3% to 5.0% of a one-job blame's samples 8 entries ahead, 1.8%
+ * to 2.0% 32 ahead, 1.2% to 1.6% 64 ahead.
+ */
+#define PREFETCH_AHEAD 64
+
+/*
  * A tree entry of the mirror: 24 bytes, for a mirror copies millions of
  * them. Its object name is not copied: it follows the name's NUL in the
  * raw tree (entry_oid()).

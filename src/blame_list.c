@@ -40,9 +40,10 @@ static int tree_visit(struct engine *E, const struct node *n, size_t base,
 		enum kind k = e->kind;
 
 		/* fn counts a reference: the versions are all over memory. */
-		if (i + 8 < n->n && n->e[i + 8].kind == K_FILE &&
-		    n->e[i + 8].ptr)
-			__builtin_prefetch(n->e[i + 8].ptr, 1);
+		if (i + PREFETCH_AHEAD < n->n &&
+		    n->e[i + PREFETCH_AHEAD].kind == K_FILE &&
+		    n->e[i + PREFETCH_AHEAD].ptr)
+			__builtin_prefetch(n->e[i + PREFETCH_AHEAD].ptr, 1);
 		if (k != K_TREE && k != K_FILE)
 			continue;
 		if ((rc = blame_path_push(E, base, e->name, e->namelen)) < 0)

@@ -133,9 +133,11 @@ void blame_node_decref(struct pool *P, struct node *n)
 	to = n->live_to < n->n ? n->live_to : n->n;
 	for (i = n->live_from; i < to; i++) {
 		struct entry *e = &n->e[i];
+		const struct entry *a = i + PREFETCH_AHEAD < to ?
+					&n->e[i + PREFETCH_AHEAD] : NULL;
 
-		if (i + 8 < to && n->e[i + 8].ptr && !n->e[i + 8].moved)
-			__builtin_prefetch(n->e[i + 8].ptr, 1);
+		if (a && a->ptr && !a->moved)
+			__builtin_prefetch(a->ptr, 1);
 		if (!e->ptr || e->moved)
 			continue;
 		if (e->kind == K_TREE)
@@ -477,8 +479,9 @@ static void build_share(struct build *B, size_t from, size_t to,
 
 	for (i = from; i < to; i++) {
 		/* The counts are all over memory: ask for them early. */
-		if (!B->take && i + 8 < old->n && old->e[i + 8].ptr)
-			__builtin_prefetch(old->e[i + 8].ptr, 1);
+		if (!B->take && i + PREFETCH_AHEAD < old->n &&
+		    old->e[i + PREFETCH_AHEAD].ptr)
+			__builtin_prefetch(old->e[i + PREFETCH_AHEAD].ptr, 1);
 		entry_share(&B->n->e[B->n->n++], &old->e[i], old, B->n, shift,
 			    B->take);
 	}
