@@ -159,7 +159,6 @@ static inline uint32_t entry_mode(const struct entry *e)
 	return e->exec ? 0100755 : mode[e->kind];
 }
 
-
 /*
  * The snapshots' files: each (version, snapshot, key) where a regular file
  * stands in a snapshot's tree. Listed during the walk; after it, only the

@@ -188,13 +188,6 @@ static bool skim_next(struct skim *s)
 	return true;
 }
 
-/*
- * The first entries of x (old) and y (new) not in the raw trees' common
- * head: the entries before it are the same bytes on both sides, so only
- * y is skimmed over them. *ends: the common head and tail, as raw_ends()
- * finds them (the tail clear of the head's whole entries), known unless
- * y's bytes stop the skim.
- */
 /* Whether p (before end) starts one of the modes git writes, and a space. */
 static bool skim_mode_at(const unsigned char *p, const unsigned char *end)
 {
@@ -233,6 +226,14 @@ static const unsigned char *skim_near(const struct skim *y, size_t at)
 	return d;
 }
 
+/*
+ * The first entries of x (old) and y (new) not in the raw trees' common
+ * head: the entries before it are the same bytes on both sides, so only
+ * y is skimmed, from the entry that holds the first differing byte where
+ * skim_near() can tell it. *ends: the common head and tail, as raw_ends()
+ * finds them (the tail clear of the head's whole entries), known unless
+ * y's bytes stop the skim.
+ */
 static void skim_head(struct skim *x, struct skim *y, bool *hx, bool *hy,
 		      struct handed_ends *ends)
 {

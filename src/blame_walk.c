@@ -639,7 +639,7 @@ static size_t repeated_run(const struct node *old, size_t oi, size_t limit,
 static int build_resync(struct build *B)
 {
 	struct node *old = B->old, *n = B->n;
-	size_t oi = B->oi, k, i;
+	size_t oi = B->oi, from = entry_end(old, &old->e[oi - 1]), k, i;
 	int rc;
 
 	k = repeated_run(old, oi, B->tail < old->n ? B->tail : old->n, n->raw,
@@ -648,13 +648,11 @@ static int build_resync(struct build *B)
 		return 0;
 	if ((rc = node_room(n, &B->alloc, n->n + (k - oi))) < 0)
 		return rc;
-	build_share(B, oi, k, (ptrdiff_t)B->at -
-		    (ptrdiff_t)entry_end(old, &old->e[oi - 1]));
+	build_share(B, oi, k, (ptrdiff_t)B->at - (ptrdiff_t)from);
 	if (B->take)
 		for (i = oi; i < k; i++)
 			old->e[i].moved = true;
-	B->at += entry_end(old, &old->e[k - 1]) -
-		 entry_end(old, &old->e[oi - 1]);
+	B->at += entry_end(old, &old->e[k - 1]) - from;
 	B->oi = k;
 	return 0;
 }
