@@ -150,7 +150,8 @@ struct pair {
 
 struct dict {
 	struct line_entry *e;
-	uint32_t n, cap;
+	uint32_t n, cap;        /* numbers, and the room of e, count, pos */
+	uint32_t room;          /* numbers the slots hold: half as many */
 	/*
 	 * Number + 1 (0: empty) in the low half, the low half of its hash in
 	 * the high half: a probe that meets another line's slot moves on
@@ -167,19 +168,24 @@ struct dict {
 	struct pair *count;
 	uint32_t *pos;          /* scratch: where a number was seen */
 	uint32_t gen;           /* changes whenever the numbers start over */
+	uint64_t found;         /* lines found in it since it started */
 	int ws;                 /* the mode the numbers are for, -1: none */
 };
 
 /*
- * Past this many numbers or bytes of text, the dictionary starts over at
- * the next call, so that a thread's share of memory stays bounded: a
- * larger dictionary saves little and costs its size in every thread
- * (docs/performance.md, "Memory").
+ * Past DICT_MAX_IDS numbers or DICT_MAX_TEXT bytes of text, the dictionary
+ * starts over at the next call, so that a thread's share of memory stays
+ * bounded (docs/performance.md, "Memory"). It starts over sooner, past
+ * DICT_FEW_IDS, when fewer lines were found in it than it holds: most
+ * lines looked up are then new ones, each a cache miss in a dictionary
+ * bigger than the processor's caches, and the blobs streaming through
+ * push it out (docs/design.md, "Lines as numbers").
  */
 #ifndef DICT_MAX_IDS            /* tests set tiny ones */
 #define DICT_MAX_IDS ((uint32_t)1 << 18)
 #define DICT_MAX_TEXT ((size_t)12 << 20)
 #endif
+#define DICT_FEW_IDS (DICT_MAX_IDS / 8)
 
 /*
  * A blob's lines, as starts and numbers, made once and reused by the next

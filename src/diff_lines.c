@@ -306,40 +306,67 @@ static int dict_rehash(struct dict *d, size_t slots)
 	return 0;
 }
 
-/* Room for twice as many numbers (the counts of the new ones zero). */
+/*
+ * Room for twice as many numbers: slots for them, and the arrays grown if
+ * they are short (the counts of the new ones zero).
+ */
 static int dict_grow(struct dict *d)
 {
 	/* A power of two: the slots are twice as many, found by a mask. */
-	size_t cap = d->cap ? 2 * (size_t)d->cap : 4096, a;
+	size_t room = d->room ? 2 * (size_t)d->room : 4096, a;
 
-	if (cap > UINT32_MAX)
+	if (room > UINT32_MAX)
 		return -1;
-	if ((a = d->cap, UTIL_GROW(d->e, a, cap)) < 0 ||
-	    (a = d->cap, UTIL_GROW(d->count, a, cap)) < 0)
+	if (room > d->cap) {
+		if ((a = d->cap, UTIL_GROW(d->e, a, room)) < 0 ||
+		    (a = d->cap, UTIL_GROW(d->count, a, room)) < 0)
+			return -1;
+		memset(d->count + d->cap, 0,
+		       (room - d->cap) * sizeof(*d->count));
+		if ((a = d->cap, UTIL_GROW(d->pos, a, room)) < 0)
+			return -1;
+		d->cap = (uint32_t)room;
+	}
+	if (dict_rehash(d, 2 * room) < 0)
 		return -1;
-	memset(d->count + d->cap, 0, (cap - d->cap) * sizeof(*d->count));
-	if ((a = d->cap, UTIL_GROW(d->pos, a, cap)) < 0)
-		return -1;
-	d->cap = (uint32_t)cap;
-	return dict_rehash(d, 2 * cap);
+	d->room = (uint32_t)room;
+	return 0;
 }
 
+/*
+ * Empty slots for the numbers to come: room for what a dictionary that
+ * starts over early holds (past DICT_FEW_IDS by the lines of the blobs of
+ * one call), fewer than a big one had, as a lookup in them goes anywhere
+ * in them. Without memory for new ones, the old ones.
+ */
+static void dict_empty(struct dict *d)
+{
+	uint32_t room = 4096;
+
+	while (room < 2 * DICT_FEW_IDS)
+		room *= 2;
+	if (d->room > room && dict_rehash(d, 2 * (size_t)room) == 0)
+		d->room = room;
+	else if (d->slot)
+		memset(d->slot, 0, ((size_t)d->mask + 1) * sizeof(*d->slot));
+}
 
 /* Numbers for mode `ws` from here on, starting over if need be. */
 void diff_dict_start(struct ctx *c, bool ws)
 {
 	struct dict *d = &c->dict;
 
-	if (d->ws == (int)ws && d->n <= DICT_MAX_IDS &&
-	    d->text_len <= DICT_MAX_TEXT)
+	if (d->ws == (int)ws && d->text_len <= DICT_MAX_TEXT &&
+	    (d->n <= DICT_FEW_IDS ||
+	     (d->n <= DICT_MAX_IDS && d->found >= d->n)))
 		return;
 	d->n = 0;
+	d->found = 0;
 	d->text_len = 0;
-	if (d->slot)
-		memset(d->slot, 0, ((size_t)d->mask + 1) * sizeof(*d->slot));
 	d->gen++;
 	d->ws = ws;
 	diff_placed_clear(&c->placed);
+	dict_empty(d);
 }
 
 /* The number of the record p[0, n), whose hash is h; NO_ID: no memory. */
@@ -350,7 +377,7 @@ static uint32_t intern_hashed(struct dict *d, const unsigned char *p,
 	uint32_t at, id;
 	uint64_t v;
 
-	if (d->n == d->cap && dict_grow(d) < 0)
+	if (d->n == d->room && dict_grow(d) < 0)
 		return NO_ID;
 	for (at = (uint32_t)(h >> d->shift); (v = d->slot[at]) != 0;
 	     at = (at + 1) & d->mask) {
@@ -358,8 +385,10 @@ static uint32_t intern_hashed(struct dict *d, const unsigned char *p,
 			continue;
 		e = &d->e[(uint32_t)v - 1];
 		if (e->hash == h && e->len == n &&
-		    same_bytes(d->text + e->at, p, n))
+		    same_bytes(d->text + e->at, p, n)) {
+			d->found++;
 			return (uint32_t)v - 1;
+		}
 	}
 	/* (An empty record, -w's blank lines, still needs a text to be in.) */
 	if ((d->text_len + n > d->text_cap || !d->text) &&
