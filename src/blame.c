@@ -63,6 +63,7 @@ static void engine_release(struct engine *E)
 	free(E->pend);
 	free(E->path);
 	free(E->parsed);
+	free(E->runs);
 	for (size_t i = 0; i < E->nbroken; i++)
 		free(E->broken[i].msg);
 	free(E->broken);

@@ -207,6 +207,8 @@ struct engine {
 	size_t path_alloc;
 	uint32_t *parsed;         /* entries build_node() parsed, a stack */
 	size_t nparsed, parsed_alloc;
+	struct shared_run *runs;  /* what the walked commit's nodes took over */
+	size_t nruns, runs_alloc;
 	unsigned depth;           /* of the tree build_node() is at */
 	uint32_t walking;         /* the commit being mirrored */
 	uint32_t built;           /* the nodes built for it */
@@ -216,6 +218,16 @@ struct engine {
 	struct pending *pend;
 	size_t npend, pend_alloc;
 	struct snapset S;
+};
+
+/*
+ * A run of entries that node n, built for the commit being walked, took
+ * over from old: old's [from, to) are n's from `at` on. Listing the files
+ * a commit deleted passes over them (collect_deleted()).
+ */
+struct shared_run {
+	const struct node *old, *n;
+	uint32_t from, to, at;
 };
 
 struct pending {

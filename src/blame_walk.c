@@ -460,6 +460,7 @@ static int node_room(struct node *n, size_t *alloc, size_t need)
  * directory.
  */
 struct build {
+	struct engine *E;
 	struct node *n, *old;
 	const git_oid *oid;
 	size_t alloc;             /* entries allocated in n */
@@ -470,13 +471,24 @@ struct build {
 	bool take;                /* old's references move to n */
 };
 
-/* Share old's entries [from, to) as n's next ones, `shift` bytes on. */
-static void build_share(struct build *B, size_t from, size_t to,
-			ptrdiff_t shift)
+/*
+ * Share old's entries [from, to) as n's next ones, `shift` bytes on, and
+ * say so in E->runs.
+ */
+static int build_share(struct build *B, size_t from, size_t to,
+		       ptrdiff_t shift)
 {
+	struct engine *E = B->E;
 	struct node *old = B->old;
 	size_t i;
 
+	if (from >= to)
+		return 0;
+	if (UTIL_GROW(E->runs, E->runs_alloc, E->nruns + 1) < 0)
+		return STRATA_ENOMEM;
+	E->runs[E->nruns++] = (struct shared_run){
+		.old = old, .n = B->n, .from = (uint32_t)from,
+		.to = (uint32_t)to, .at = B->n->n };
 	for (i = from; i < to; i++) {
 		/* The counts are all over memory: ask for them early. */
 		if (!B->take && i + PREFETCH_AHEAD < old->n &&
@@ -485,6 +497,7 @@ static void build_share(struct build *B, size_t from, size_t to,
 		entry_share(&B->n->e[B->n->n++], &old->e[i], old, B->n, shift,
 			    B->take);
 	}
+	return 0;
 }
 
 /*
@@ -559,7 +572,7 @@ static void raw_ends(const struct node *old, const struct odb_object *raw,
  * head is taken over now, the tail (from B->tail) when the parse gets to
  * it.
  */
-static void build_ends(struct build *B, const struct handed_ends *known)
+static int build_ends(struct build *B, const struct handed_ends *known)
 {
 	const struct node *old = B->old;
 	size_t head;
@@ -567,12 +580,14 @@ static void build_ends(struct build *B, const struct handed_ends *known)
 	if (known && (!known->known || !git_oid_equal(&known->from, &old->oid)))
 		known = NULL;
 	raw_ends(old, B->n->raw, known, &head, &B->tail);
-	build_share(B, 0, head, 0);
+	if (build_share(B, 0, head, 0) < 0)
+		return STRATA_ENOMEM;
 	if (B->take)
 		B->old->live_from = (uint32_t)head;
 	B->oi = head;
 	B->at = head ? entry_end(old, &old->e[head - 1]) : 0;
 	B->shift = (ptrdiff_t)B->n->raw->len - (ptrdiff_t)old->raw->len;
+	return 0;
 }
 
 /*
@@ -601,7 +616,8 @@ static int build_tail(struct build *B)
 		return rc;
 	if ((rc = node_room(n, &B->alloc, n->n + (old->n - B->tail))) < 0)
 		return rc;
-	build_share(B, B->tail, old->n, B->shift);
+	if ((rc = build_share(B, B->tail, old->n, B->shift)) < 0)
+		return rc;
 	if (B->take)
 		old->live_to = (uint32_t)B->tail;
 	return 1;
@@ -648,7 +664,9 @@ static int build_resync(struct build *B)
 		return 0;
 	if ((rc = node_room(n, &B->alloc, n->n + (k - oi))) < 0)
 		return rc;
-	build_share(B, oi, k, (ptrdiff_t)B->at - (ptrdiff_t)from);
+	if ((rc = build_share(B, oi, k, (ptrdiff_t)B->at -
+			     (ptrdiff_t)from)) < 0)
+		return rc;
 	if (B->take)
 		for (i = oi; i < k; i++)
 			old->e[i].moved = true;
@@ -787,7 +805,7 @@ static int build_middle(struct engine *E, struct build *B, size_t base)
 static int build_node(struct node **out, struct engine *E, struct node *old,
 		      const git_oid *oid, size_t base, bool take)
 {
-	struct build B = { .old = old, .oid = oid, .take = take };
+	struct build B = { .E = E, .old = old, .oid = oid, .take = take };
 	struct handed_ends ends;
 	struct node *n = NULL;
 	size_t np0 = E->nparsed, np;
@@ -822,9 +840,8 @@ static int build_node(struct node **out, struct engine *E, struct node *old,
 	if ((rc = node_room(n, &B.alloc, old ? old->n + 8 :
 			    n->raw->len / MIN_ENTRY + 1)) < 0)
 		goto done;
-	if (old)
-		build_ends(&B, &ends);
-	if ((rc = build_middle(E, &B, base)) < 0)
+	if ((old && (rc = build_ends(&B, &ends)) < 0) ||
+	    (rc = build_middle(E, &B, base)) < 0)
 		goto done;
 	np = E->nparsed - np0;
 	if (!old || np * 16 >= n->n)
@@ -933,26 +950,27 @@ static void common_entries(const struct node *old, const struct node *new,
 	*tail = t;
 }
 
-/*
- * git's diff-tree: what `old` has that `new` lacks, depth first. The
- * entries both raw trees share at their ends are passed over unread.
- */
 static int collect_deleted(struct engine *E, struct deleted *d,
 			   const struct node *old, const struct node *new,
-			   size_t base)
+			   size_t base);
+
+/*
+ * What old's entries [i, end) have that new's [j, jend) lack, the two
+ * merged by name. With `resync`, past an entry both have unchanged, the
+ * run both raw trees repeat is passed over (repeated_run()).
+ */
+static int collect_range(struct engine *E, struct deleted *d,
+			 const struct node *old, const struct node *new,
+			 size_t i, size_t end, size_t j, size_t jend,
+			 size_t base, bool resync)
 {
-	size_t i, j = 0, end = old->n;
 	int rc;
 
-	if (old == new || (new && git_oid_equal(&old->oid, &new->oid)))
-		return 0;
-	if (new)
-		common_entries(old, new, &j, &end);
-	for (i = j; i < end; i++) {
+	for (; i < end; i++) {
 		const struct entry *o = &old->e[i];
 		int otree = o->kind == K_TREE, c = -1;
 
-		while (new && j < new->n) {
+		while (new && j < jend) {
 			const struct entry *e = &new->e[j];
 
 			c = blame_name_cmp(o->name, o->namelen, otree,
@@ -963,15 +981,16 @@ static int collect_deleted(struct engine *E, struct deleted *d,
 			j++;
 			c = -1;
 		}
-		if (!new || j >= new->n)
+		if (!new || j >= jend)
 			c = -1;
 		/*
 		 * Of one name on both sides: a file is not deleted. Unchanged,
 		 * the entries after it are likely the same too.
 		 */
 		if (c == 0 && o->ptr == new->e[j].ptr) {
-			size_t k = repeated_run(old, i + 1, end, new->raw,
-						entry_end(new, &new->e[j]));
+			size_t k = resync ? repeated_run(old, i + 1, end,
+					new->raw, entry_end(new, &new->e[j]))
+					  : i + 1;
 
 			j += k - i;
 			i = k - 1;
@@ -994,6 +1013,58 @@ static int collect_deleted(struct engine *E, struct deleted *d,
 			return rc;
 	}
 	return 0;
+}
+
+/*
+ * collect_range() between the runs new took over from old when it was
+ * built for this commit (E->runs, in order for each pair); 0 if it was
+ * not built from old.
+ */
+static int collect_between_runs(struct engine *E, struct deleted *d,
+				const struct node *old,
+				const struct node *new, size_t base)
+{
+	size_t r, i = 0, j = 0, found = 0;
+	int rc;
+
+	for (r = 0; r < E->nruns; r++) {
+		const struct shared_run *run = &E->runs[r];
+
+		if (run->old != old || run->n != new)
+			continue;
+		found++;
+		if ((rc = collect_range(E, d, old, new, i, run->from, j,
+					run->at, base, false)) < 0)
+			return rc;
+		i = run->to;
+		j = run->at + (run->to - run->from);
+	}
+	if (!found)
+		return 0;
+	rc = collect_range(E, d, old, new, i, old->n, j, new->n, base, false);
+	return rc < 0 ? rc : 1;
+}
+
+/*
+ * git's diff-tree: what `old` has that `new` lacks, depth first. The
+ * entries new took over from old, or both raw trees share at their ends,
+ * are passed over unread.
+ */
+static int collect_deleted(struct engine *E, struct deleted *d,
+			   const struct node *old, const struct node *new,
+			   size_t base)
+{
+	size_t j = 0, end = old->n;
+	int rc;
+
+	if (old == new || (new && git_oid_equal(&old->oid, &new->oid)))
+		return 0;
+	if (new && (rc = collect_between_runs(E, d, old, new, base)) != 0)
+		return rc < 0 ? rc : 0;
+	if (new)
+		common_entries(old, new, &j, &end);
+	return collect_range(E, d, old, new, j, end, j, new ? new->n : 0,
+			     base, true);
 }
 
 static int is_ignored(const struct blame_options *o, const git_oid *oid)
@@ -1305,6 +1376,7 @@ static int walk_commit(struct engine *E, uint32_t c)
 	E->npend = 0;
 	E->walking = c;
 	E->built = 0;
+	E->nruns = 0;
 	old = hc->nparents ? E->roots[par[0]] : NULL;
 	rc = build_node(&E->roots[c], E, old, &hc->tree, 0,
 			old && old->refs == 1 &&
