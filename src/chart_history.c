@@ -204,10 +204,33 @@ static void layers_floor(double *floor, const double *bot, const double *xs,
 }
 
 /*
+ * The snapshots [*from, *to) where release r's band has lines or rises
+ * from none or falls to none; *from == *to if it has none anywhere.
+ */
+static void layers_span(const struct layers *L, size_t nrel, size_t n,
+			size_t r, size_t *from, size_t *to)
+{
+	size_t k, first = n, last = 0;
+
+	for (k = 0; k < n; k++) {
+		if (!L->counts[k * nrel + r])
+			continue;
+		if (first == n)
+			first = k;
+		last = k;
+	}
+	*from = first == n ? 0 : first ? first - 1 : 0;
+	*to = first == n ? 0 : last + 2 < n ? last + 2 : n;
+}
+
+/*
  * The areas, newest release first, each from its top down past its
  * bottom (layers_floor()), so that no seam shows between neighbours and
- * none is filled under the whole stack. top[k] starts as snapshot k's
- * whole and loses each release once drawn.
+ * none is filled under the whole stack; each only where it has lines
+ * (layers_span()): a band of none has nothing to show, and leaving it
+ * out spares most of the points of the bands of a long history's newer
+ * releases. top[k] starts as snapshot k's whole and loses each release
+ * once drawn.
  */
 static int layers_fill(struct chart *c, const struct layers *L,
 		       const double *xs, double pb, double ph, double ymax)
@@ -225,11 +248,10 @@ static int layers_fill(struct chart *c, const struct layers *L,
 	for (k = 0; k < n; k++)
 		top[k] = L->totals[k];
 	for (r = nrel; r-- > 0;) {
-		int any = 0;
+		size_t from, to;
 
-		for (k = 0; k < n && !any; k++)
-			any = L->counts[k * nrel + r] != 0;
-		if (!any)
+		layers_span(L, nrel, n, r, &from, &to);
+		if (from == to)
 			continue;
 		chart_set_rgb(c, chart_release_rgb(c->t, c->th, r));
 		for (k = 0; k < n; k++) {
@@ -243,10 +265,10 @@ static int layers_fill(struct chart *c, const struct layers *L,
 			continue;
 		}
 		layers_floor(floor, bot, xs, n, pb);
-		cairo_move_to(c->cr, xs[0], y[0]);
-		for (k = 1; k < n; k++)
+		cairo_move_to(c->cr, xs[from], y[from]);
+		for (k = from + 1; k < to; k++)
 			cairo_line_to(c->cr, xs[k], y[k]);
-		for (k = n; k-- > 0;)
+		for (k = to; k-- > from;)
 			cairo_line_to(c->cr, xs[k], floor[k]);
 		cairo_close_path(c->cr);
 		cairo_fill(c->cr);

@@ -124,11 +124,14 @@ static int svg_normalise(struct buf *out, const struct buf *in)
 			i += d;
 			continue;
 		}
-		if (buf_write(out, (const unsigned char *)s, 1)) {
+		/* On to the next place a reference may start, in one write. */
+		for (d = 1; d < rest && s[d] != '#' && s[d] != 'i'; d++)
+			;
+		if (buf_write(out, (const unsigned char *)s, (unsigned)d)) {
 			rc = error_oom();
 			goto done;
 		}
-		i++;
+		i += d;
 	}
 done:
 	free(seen);
