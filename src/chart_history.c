@@ -151,24 +151,44 @@ static double layers_y(const struct layers *L, size_t k, uint64_t v,
 }
 
 /*
+ * The snapshots [*from, *to) where release r's band has lines or rises
+ * from none or falls to none; *from == *to if it has none anywhere.
+ */
+static void layers_span(const struct layers *L, size_t nrel, size_t n,
+			size_t r, size_t *from, size_t *to)
+{
+	size_t k, first = n, last = 0;
+
+	for (k = 0; k < n; k++) {
+		if (!L->counts[k * nrel + r])
+			continue;
+		if (first == n)
+			first = k;
+		last = k;
+	}
+	*from = first == n ? 0 : first ? first - 1 : 0;
+	*to = first == n ? 0 : last + 2 < n ? last + 2 : n;
+}
+
+/*
  * A hairline in the background's colour along the top of the releases
  * below r (top[] holds their sums by now), so that neighbouring bands of
- * close colours stay apart.
+ * close colours stay apart: over snapshots [from, to), at least two.
  */
 static void layers_edge(struct chart *c, const struct layers *L,
 			const uint64_t *top, size_t r, const double *xs,
-			double pb, double ph, double ymax)
+			double pb, double ph, double ymax, size_t from,
+			size_t to)
 {
-	const struct snapshots *s = c->t->history;
 	struct rgb bg = c->th->bg;
 	size_t k;
 
-	if (!r || s->n < 2)
+	if (!r || to < from + 2)
 		return;
-	for (k = 0; k < s->n; k++) {
+	for (k = from; k < to; k++) {
 		double y = layers_y(L, k, top[k], pb, ph, ymax);
 
-		if (k)
+		if (k > from)
 			cairo_line_to(c->cr, xs[k], y);
 		else
 			cairo_move_to(c->cr, xs[k], y);
@@ -201,26 +221,6 @@ static void layers_floor(double *floor, const double *bot, const double *xs,
 			m = fmax(m, bot[j]);
 		floor[k] = fmin(pb, m + LAYERS_REACH);
 	}
-}
-
-/*
- * The snapshots [*from, *to) where release r's band has lines or rises
- * from none or falls to none; *from == *to if it has none anywhere.
- */
-static void layers_span(const struct layers *L, size_t nrel, size_t n,
-			size_t r, size_t *from, size_t *to)
-{
-	size_t k, first = n, last = 0;
-
-	for (k = 0; k < n; k++) {
-		if (!L->counts[k * nrel + r])
-			continue;
-		if (first == n)
-			first = k;
-		last = k;
-	}
-	*from = first == n ? 0 : first ? first - 1 : 0;
-	*to = first == n ? 0 : last + 2 < n ? last + 2 : n;
 }
 
 /*
@@ -273,19 +273,24 @@ static int layers_fill(struct chart *c, const struct layers *L,
 		cairo_close_path(c->cr);
 		cairo_fill(c->cr);
 	}
-	/* The edges over the areas, from the top down again. */
+	/*
+	 * The edges over the areas, from the top down again, each where its
+	 * release has lines: elsewhere the edge of the next release above
+	 * that has lines is the same line (or it would be the stack's top,
+	 * which has none). A newest release with no lines anywhere leaves
+	 * the stack's top its edge.
+	 */
 	for (k = 0; k < n; k++)
 		top[k] = L->totals[k];
 	for (r = nrel; r-- > 1;) {
-		int any = 0;
+		size_t from, to;
 
-		for (k = 0; k < n; k++) {
-			any |= L->counts[k * nrel + r] != 0;
+		for (k = 0; k < n; k++)
 			top[k] -= L->counts[k * nrel + r];
-		}
-		/* A release with no lines anywhere: the edge above is its own. */
-		if (any || r + 1 == nrel)
-			layers_edge(c, L, top, r, xs, pb, ph, ymax);
+		layers_span(L, nrel, n, r, &from, &to);
+		if (from == to && r + 1 == nrel)
+			to = n;
+		layers_edge(c, L, top, r, xs, pb, ph, ymax, from, to);
 	}
 	free(top);
 	free(y);
