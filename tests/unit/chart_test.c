@@ -1826,6 +1826,40 @@ static void fx_history_free(struct snapshots *s)
 }
 
 /*
+ * The hairlines between bands in an SVG of the layers (strokes of
+ * opacity 0.35): how many, and how many start at the leftmost x any of
+ * them starts at. -1 if unreadable.
+ */
+static int svg_hairlines(const char *file, int *left)
+{
+	unsigned char *svg;
+	const char *p;
+	double x, min = 1e9;
+	double xs[256];
+	int n = 0, i;
+	size_t len;
+
+	*left = 0;
+	if (read_all(file, &svg, &len))
+		return -1;
+	svg[len ? len - 1 : 0] = '\0';
+	for (p = (const char *)svg; (p = strstr(p, "<path")) != NULL; p++) {
+		const char *end = strstr(p, "/>"), *op = strstr(p, "opacity:0.35"),
+			   *d = strstr(p, " d=\"M ");
+
+		if (!end || !op || op > end || !strstr(p, "stroke-opacity") ||
+		    !d || d > end || sscanf(d + 6, "%lf", &x) != 1 || n == 256)
+			continue;
+		xs[n++] = x;
+		min = x < min ? x : min;
+	}
+	for (i = 0; i < n; i++)
+		*left += xs[i] == min;
+	free(svg);
+	return n;
+}
+
+/*
  * The history's charts: their files at the sizes asked for, a subsystem's
  * layers for the subsystems at REV only, the oldest release at the
  * bottom of the layers and the newest on top, every release's band drawn,
@@ -1841,6 +1875,7 @@ static void check_history(const char *base)
 	struct img im;
 	struct box old, newest;
 	size_t r;
+	int left;
 
 	fx_dir(t, "arch", 1, c);
 	fx_dir(t, "tools", 1, c);
@@ -1860,6 +1895,15 @@ static void check_history(const char *base)
 		snprintf(file, sizeof(file), "%s/history-dir-net.png", a);
 		CHECK(access(file, F_OK) != 0, "layers of 'net', not at REV");
 		check_same_dirs(a, b);
+		/*
+		 * Release r has lines from snapshot r on: its hairline starts
+		 * at snapshot r - 1, where it rises from none, so only release
+		 * 1's starts at the first (none runs along the stack's top).
+		 */
+		snprintf(file, sizeof(file), "%s/history.svg", a);
+		CHECK(svg_hairlines(file, &left) == 7 && left == 1, "'%s': "
+		      "%d hairlines, %d from the first snapshot, not 7 and 1",
+		      file, svg_hairlines(file, &left), left);
 		snprintf(file, sizeof(file), "%s/history-share.png", a);
 		if (img_load(&im, file)) {
 			fail(__LINE__, "'%s' is not a PNG", file);
