@@ -1844,8 +1844,9 @@ static int svg_hairlines(const char *file, int *left)
 		return -1;
 	svg[len ? len - 1 : 0] = '\0';
 	for (p = (const char *)svg; (p = strstr(p, "<path")) != NULL; p++) {
-		const char *end = strstr(p, "/>"), *op = strstr(p, "opacity:0.35"),
-			   *d = strstr(p, " d=\"M ");
+		const char *end = strstr(p, "/>");
+		const char *op = strstr(p, "opacity:0.35");
+		const char *d = strstr(p, " d=\"M ");
 
 		if (!end || !op || op > end || !strstr(p, "stroke-opacity") ||
 		    !d || d > end || sscanf(d + 6, "%lf", &x) != 1 || n == 256)
