@@ -129,6 +129,11 @@ struct node {
 	 */
 	uint32_t live_from, live_to;
 	git_oid oid;
+	/*
+	 * 1 + the first of E->runs its build recorded, while the commit it
+	 * was built for is walked; 0: none (it fills the padding after oid).
+	 */
+	uint32_t run;
 	struct entry *e;
 	struct odb_object *raw;   /* the tree object the entries point into */
 };
@@ -222,12 +227,13 @@ struct engine {
 
 /*
  * A run of entries that node n, built for the commit being walked, took
- * over from old: old's [from, to) are n's from `at` on. Listing the files
- * a commit deleted passes over them (collect_deleted()).
+ * over from old: old's [from, to) are n's from `at` on; `next` is 1 + the
+ * index of n's next run, in order (0: the last). Listing the files a
+ * commit deleted passes over them (collect_deleted()).
  */
 struct shared_run {
 	const struct node *old, *n;
-	uint32_t from, to, at;
+	uint32_t from, to, at, next;
 };
 
 struct pending {

@@ -469,6 +469,7 @@ struct build {
 	size_t tail;              /* old's first entry of the common tail */
 	ptrdiff_t shift;          /* where old's tail lies in n, less in old */
 	bool take;                /* old's references move to n */
+	uint32_t last_run;        /* 1 + the index of n's last run, or 0 */
 };
 
 /*
@@ -489,6 +490,12 @@ static int build_share(struct build *B, size_t from, size_t to,
 	E->runs[E->nruns++] = (struct shared_run){
 		.old = old, .n = B->n, .from = (uint32_t)from,
 		.to = (uint32_t)to, .at = B->n->n };
+	/* Linked in order: nested builds put theirs in between. */
+	if (B->last_run)
+		E->runs[B->last_run - 1].next = (uint32_t)E->nruns;
+	else
+		B->n->run = (uint32_t)E->nruns;
+	B->last_run = (uint32_t)E->nruns;
 	for (i = from; i < to; i++) {
 		/* The counts are all over memory: ask for them early. */
 		if (!B->take && i + PREFETCH_AHEAD < old->n &&
@@ -1017,30 +1024,29 @@ static int collect_range(struct engine *E, struct deleted *d,
 
 /*
  * collect_range() between the runs new took over from old when it was
- * built for this commit (E->runs, in order for each pair); 0 if it was
- * not built from old.
+ * built for this commit (from new->run on); 0 if it was not built from
+ * old. A node built for an earlier commit has a run of its own there
+ * only by chance, which the run's node tells.
  */
 static int collect_between_runs(struct engine *E, struct deleted *d,
 				const struct node *old,
 				const struct node *new, size_t base)
 {
-	size_t r, i = 0, j = 0, found = 0;
+	size_t r = new->run, i = 0, j = 0;
 	int rc;
 
-	for (r = 0; r < E->nruns; r++) {
-		const struct shared_run *run = &E->runs[r];
+	if (!r || r > E->nruns || E->runs[r - 1].n != new ||
+	    E->runs[r - 1].old != old)
+		return 0;
+	for (; r; r = E->runs[r - 1].next) {
+		const struct shared_run *run = &E->runs[r - 1];
 
-		if (run->old != old || run->n != new)
-			continue;
-		found++;
 		if ((rc = collect_range(E, d, old, new, i, run->from, j,
 					run->at, base, false)) < 0)
 			return rc;
 		i = run->to;
 		j = run->at + (run->to - run->from);
 	}
-	if (!found)
-		return 0;
 	rc = collect_range(E, d, old, new, i, old->n, j, new->n, base, false);
 	return rc < 0 ? rc : 1;
 }
